@@ -1,0 +1,3 @@
+module github.com/queenmq/queen-go
+
+go 1.26.0

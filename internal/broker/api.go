@@ -1,0 +1,181 @@
+// Package broker is the reference broker's engine: queues, partitions, offsets, consumer groups,
+// leases, retry budgets, dead letters, subscription starts, seek and transactions, all in memory.
+// It has no HTTP in it and takes time from an injected Clock. Input shape validation (JSON types,
+// query parsing) belongs to the HTTP layer; the engine applies requests that are well-formed.
+package broker
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// QueueMode is the shared group of pops that name none (R23).
+const QueueMode = "__QUEUE_MODE__"
+
+// Errors the HTTP layer maps to status codes.
+var (
+	ErrQueueNotFound      = errors.New("queue not found")          // 404
+	ErrGroupNotFound      = errors.New("consumer group not found") // 404
+	ErrDeadLetterNotFound = errors.New("dead letter not found")    // 404
+)
+
+// BadRequest is a refusal the HTTP layer answers with 400 and this text.
+type BadRequest struct{ Msg string }
+
+func (e *BadRequest) Error() string { return e.Msg }
+
+// ConfigureRequest is POST /api/v1/configure (R5). Nil options take their defaults.
+type ConfigureRequest struct {
+	Queue, Namespace, Task string
+	LeaseTime              *int
+	RetryLimit             *int
+	DeadLetterQueue        *bool
+	Options                map[string]json.RawMessage // every option key as sent, echoed back
+}
+
+// ConfigureResult is the answer to a configure.
+type ConfigureResult struct {
+	QueueID, PartitionID, Queue, Namespace, Task string
+	Options                                      map[string]json.RawMessage // effective options
+}
+
+// PushItem is one validated push item. Payload nil means absent (stored as {}).
+type PushItem struct {
+	Queue, Partition string // Partition "" means "Default"
+	Payload          json.RawMessage
+	TransactionID    string  // "" means: make a UUID
+	TraceID          *string // nil means null
+}
+
+// PushResult is one item's outcome (§2.3).
+type PushResult struct {
+	Index                            int
+	TransactionID, Status, MessageID string // Status "queued" or "duplicate"
+	PartitionID, QueueName           string
+	TraceID                          *string
+	Offset                           int64
+}
+
+// PopRequest is one validated pop (R20–R39). Zero values mean "not sent".
+type PopRequest struct {
+	Queue     string // "" with Discovery
+	Partition string // "" for any partition (R20); a name for R21
+	Discovery bool   // GET /api/v1/pop (R22)
+	Namespace string
+	Task      string
+
+	Group        string        // "" means QueueMode
+	Batch        int           // 0: default or autopilot
+	Partitions   int           // 0: default or autopilot
+	Wait         bool          // long-poll
+	Timeout      time.Duration // real time; used only with Wait
+	LeaseSeconds int           // 0: queue's leaseTime
+	AutoAck      bool
+	Autopilot    bool
+	Conflation   bool
+
+	SubscriptionMode string     // "", "new" or "all"
+	SubscriptionFrom *time.Time // set when subscriptionFrom was a time
+	FromNow          bool       // subscriptionFrom=now
+}
+
+// PopResult is a pop's answer. Messages empty means 204, or 200 {"messages":[]} when Conflating.
+type PopResult struct {
+	Queue, Partition, PartitionID, LeaseID, ConsumerGroup string
+	PartitionsClaimed                                     int
+	Messages                                              []Message
+	ConflatingEmpty                                       bool // answer 200 {"messages":[]} (R36)
+}
+
+// Message is one handed-out message (R42).
+type Message struct {
+	ID, TransactionID      string
+	TraceID                *string
+	Data                   json.RawMessage
+	CreatedAt              time.Time
+	PartitionID, Partition string
+	LeaseID, ConsumerGroup string
+	Offset                 int64
+	DeliveryAttempt        int
+}
+
+// AckItem is one ack with its group already resolved (R66, R82). Status "" means completed.
+type AckItem struct {
+	TransactionID, PartitionID, LeaseID string
+	Status, Group, Error                string
+}
+
+// AckResult is one item's outcome (§2.3). Error, QueueName and PartitionName are nil for null.
+type AckResult struct {
+	Index                    int
+	TransactionID            string
+	Success                  bool
+	Error                    *string
+	QueueName, PartitionName *string
+	LeaseReleased, DLQ       bool
+}
+
+// ExtendResult is the outcome of a lease extension (R61–R65).
+type ExtendResult struct {
+	LeaseID   string
+	Success   bool
+	Error     *string
+	ExpiresAt *time.Time
+}
+
+// TxOp is one transaction operation: Type "ack" with Ack, or "push" with Push.
+type TxOp struct {
+	Type string
+	Ack  AckItem
+	Push []PushItem
+}
+
+// TxEntry is one entry of a transaction's results (§2.3).
+type TxEntry struct {
+	Index                        int
+	Type                         string // "ack" or "push"
+	Success                      bool
+	TransactionID, PartitionID   string
+	Error                        *string // ack entries
+	DLQ, LeaseReleased           bool    // ack entries
+	Status, MessageID, QueueName string  // push entries
+	Offset                       int64   // push entries
+}
+
+// TxResult is a transaction's answer; Success false is a rollback with Error "operation <n>: <reason>".
+type TxResult struct {
+	TransactionID string
+	Success       bool
+	Error         string
+	Results       []TxEntry
+}
+
+// DLQQuery filters the dead-letter list (R98). Empty strings and nil times do not filter.
+type DLQQuery struct {
+	Queue, Group, Partition string
+	From, To                *time.Time
+	Limit, Offset           int
+}
+
+// DeadLetter is one dead-letter record (§2.3, R94).
+type DeadLetter struct {
+	ID, MessageID, TransactionID, PartitionID string
+	Queue, Partition, ConsumerGroup           string
+	ErrorMessage                              string
+	RetryCount                                int
+	Data                                      json.RawMessage
+	TraceID                                   *string
+	CreatedAt, FailedAt                       time.Time
+}
+
+// ReplayResult is the answer to a replay (R99).
+type ReplayResult struct {
+	ID, TransactionID, PartitionID string
+	Offset                         int64
+}
+
+// SeekResult is the answer to a seek (R112).
+type SeekResult struct {
+	PartitionsUpdated int
+}

@@ -1,0 +1,245 @@
+package queen
+
+import (
+	"context"
+	"time"
+)
+
+// SubscriptionMode says where a consumer group starts on its first pop of a queue.
+type SubscriptionMode string
+
+const (
+	// SubscribeNew starts with the messages stored after the group's first pop (the broker default).
+	SubscribeNew SubscriptionMode = "new"
+	// SubscribeAll starts at the oldest retained message.
+	SubscribeAll SubscriptionMode = "all"
+)
+
+// Handler handles one message. Its return decides the ack: nil completes the message, an error
+// fails it (spending a retry), Retry(err) redelivers without spending one, DeadLetter(err) files it.
+type Handler func(ctx context.Context, m *Message) error
+
+// BatchHandler handles the messages of one leased partition, in offset order.
+type BatchHandler func(ctx context.Context, msgs []*Message) error
+
+// Builder limits, checked by the terminal call.
+const (
+	maxBatch       = 10000
+	maxPartitions  = 64
+	maxPollTimeout = 60 * time.Second
+)
+
+// QueueBuilder is an immutable description of where and how to consume or push. Every method
+// returns a changed copy, so a builder is safe to share and to extend in several directions.
+// Settings are validated by the terminal call (Pop, Push, Consume), before any request is sent.
+type QueueBuilder struct {
+	client *Client
+
+	queue, partition, group string
+	namespace, task         string
+
+	mode    SubscriptionMode
+	modeSet bool
+	from    time.Time
+	fromSet bool
+
+	batch, partitions  int
+	batchSet, partsSet bool
+	wait               *bool
+	timeout            time.Duration
+	timeoutSet         bool
+	leaseTime          time.Duration
+	leaseSet           bool
+	autopilot          *bool
+	conflation         bool
+	autoAck            *bool
+	renew              bool
+	renewEvery         time.Duration
+	concurrency        int
+	concurrencySet     bool
+	limit              int
+	limitSet           bool
+	idleTimeout        time.Duration
+	idleSet            bool
+	shutdownTimeout    time.Duration
+	shutdownSet        bool
+	onError            func(m *Message, err error)
+}
+
+// EachBuilder is a QueueBuilder whose Consume calls the handler once per message.
+type EachBuilder struct {
+	b QueueBuilder
+}
+
+// Queue starts a builder for the named queue. With Namespace or Task, name may be empty:
+// the pop then discovers a queue by its labels.
+func (c *Client) Queue(name string) QueueBuilder {
+	return QueueBuilder{client: c, queue: name}
+}
+
+// Partition restricts pops to the partition of that name, and is where Push stores.
+// Default: any partition for pops, "Default" for pushes.
+func (b QueueBuilder) Partition(name string) QueueBuilder { b.partition = name; return b }
+
+// Group names the consumer group. Default: none, the shared queue-mode group.
+func (b QueueBuilder) Group(name string) QueueBuilder { b.group = name; return b }
+
+// SubscriptionMode sets where a new group starts. Default: SubscribeNew.
+func (b QueueBuilder) SubscriptionMode(m SubscriptionMode) QueueBuilder {
+	b.mode, b.modeSet = m, true
+	return b
+}
+
+// SubscriptionFrom starts a new group at the messages pushed at or after t. Default: unset.
+func (b QueueBuilder) SubscriptionFrom(t time.Time) QueueBuilder {
+	b.from, b.fromSet = t, true
+	return b
+}
+
+// Batch caps the messages of one pop, 1..10000. Default: 1 for Pop; for Consume, chosen by autopilot.
+func (b QueueBuilder) Batch(n int) QueueBuilder { b.batch, b.batchSet = n, true; return b }
+
+// Wait makes pops long-poll until a message arrives or Timeout passes.
+// Default: true for Consume, false for Pop.
+func (b QueueBuilder) Wait(on bool) QueueBuilder { b.wait = &on; return b }
+
+// Timeout is the long-poll length of one request, 0..60s. Default: 30s.
+func (b QueueBuilder) Timeout(d time.Duration) QueueBuilder {
+	b.timeout, b.timeoutSet = d, true
+	return b
+}
+
+// Partitions claims up to n partitions in one pop, 1..64. Default: 1, or chosen by autopilot.
+func (b QueueBuilder) Partitions(n int) QueueBuilder { b.partitions, b.partsSet = n, true; return b }
+
+// LeaseTime sets the lease of each pop (whole seconds, at least 1s). Default: the queue's leaseTime.
+func (b QueueBuilder) LeaseTime(d time.Duration) QueueBuilder {
+	b.leaseTime, b.leaseSet = d, true
+	return b
+}
+
+// Autopilot lets the broker size batch and partitions. Default: true for Consume, false for Pop.
+func (b QueueBuilder) Autopilot(on bool) QueueBuilder { b.autopilot = &on; return b }
+
+// Conflation delivers only the newest message of each partition to the group. Default: false.
+func (b QueueBuilder) Conflation(on bool) QueueBuilder { b.conflation = on; return b }
+
+// AutoAck in Consume acks each message when its handler returns (default true); in Pop it asks
+// the broker to treat messages as done as it hands them out (at-most-once; default false).
+func (b QueueBuilder) AutoAck(on bool) QueueBuilder { b.autoAck = &on; return b }
+
+// RenewLease extends the lease of in-flight batches every `every` (0: half of LeaseTime when set,
+// else 10s). Default: off.
+func (b QueueBuilder) RenewLease(on bool, every time.Duration) QueueBuilder {
+	b.renew, b.renewEvery = on, every
+	return b
+}
+
+// Concurrency is the number of partitions handled at once by Consume. Default: 1.
+func (b QueueBuilder) Concurrency(n int) QueueBuilder {
+	b.concurrency, b.concurrencySet = n, true
+	return b
+}
+
+// Limit makes Consume return once n messages were handled, whatever their outcome. Default: none.
+func (b QueueBuilder) Limit(n int) QueueBuilder { b.limit, b.limitSet = n, true; return b }
+
+// IdleTimeout makes Consume return after d with nothing to handle. Default: none.
+func (b QueueBuilder) IdleTimeout(d time.Duration) QueueBuilder {
+	b.idleTimeout, b.idleSet = d, true
+	return b
+}
+
+// ShutdownTimeout is how long in-flight handlers may run on after ctx is done, before their own
+// ctx is cancelled. Default: 30s.
+func (b QueueBuilder) ShutdownTimeout(d time.Duration) QueueBuilder {
+	b.shutdownTimeout, b.shutdownSet = d, true
+	return b
+}
+
+// OnError receives every handler failure, panic and transport error of Consume (m may be nil).
+// It is called from the consume goroutines and must be safe for concurrent use. Default: none.
+func (b QueueBuilder) OnError(fn func(m *Message, err error)) QueueBuilder {
+	b.onError = fn
+	return b
+}
+
+// Namespace selects queues by their namespace label for a discovery pop.
+func (b QueueBuilder) Namespace(ns string) QueueBuilder { b.namespace = ns; return b }
+
+// Task selects queues by their task label for a discovery pop.
+func (b QueueBuilder) Task(task string) QueueBuilder { b.task = task; return b }
+
+// Each returns the per-message form of Consume.
+func (b QueueBuilder) Each() EachBuilder { return EachBuilder{b: b} }
+
+// discovery reports whether pops select the queue by namespace and task labels.
+func (b QueueBuilder) discovery() bool { return b.namespace != "" || b.task != "" }
+
+// terminal names the call that validates a builder.
+type terminal int
+
+const (
+	forPop terminal = iota
+	forPush
+	forConsume
+)
+
+// validate refuses every invalid setting for the given terminal call, naming setting and value.
+func (b QueueBuilder) validate(t terminal) error {
+	if b.client == nil {
+		return invalidOption("client", "nil", "builder was not made by Client.Queue")
+	}
+	if t == forPush {
+		if b.queue == "" {
+			return invalidOption("queue", `""`, "a push needs a queue name")
+		}
+		return nil
+	}
+	if b.queue == "" && !b.discovery() {
+		return invalidOption("queue", `""`, "needs a queue name, or Namespace/Task for a discovery pop")
+	}
+	if b.discovery() && b.partition != "" {
+		return invalidOption("partition", b.partition, "a discovery pop cannot name a partition")
+	}
+	if b.modeSet && b.mode != SubscribeNew && b.mode != SubscribeAll {
+		return invalidOption("subscriptionMode", b.mode, `must be "new" or "all"`)
+	}
+	if b.fromSet && b.from.IsZero() {
+		return invalidOption("subscriptionFrom", b.from, "must be a real time")
+	}
+	if b.batchSet && (b.batch < 1 || b.batch > maxBatch) {
+		return invalidOption("batch", b.batch, "must be 1..10000")
+	}
+	if b.partsSet && (b.partitions < 1 || b.partitions > maxPartitions) {
+		return invalidOption("partitions", b.partitions, "must be 1..64")
+	}
+	if b.timeoutSet && (b.timeout < 0 || b.timeout > maxPollTimeout) {
+		return invalidOption("timeout", b.timeout, "must be 0..60s")
+	}
+	if b.leaseSet && b.leaseTime < time.Second {
+		return invalidOption("leaseTime", b.leaseTime, "must be at least 1s")
+	}
+	if b.conflation && b.group == "" {
+		return invalidOption("conflation", true, "needs a named consumer group")
+	}
+	if t == forPop && b.conflation && b.autoAck != nil && *b.autoAck {
+		return invalidOption("conflation", true, "cannot be combined with autoAck on a pop")
+	}
+	if b.renewEvery < 0 {
+		return invalidOption("renewLease.every", b.renewEvery, "must not be negative")
+	}
+	if b.concurrencySet && b.concurrency < 1 {
+		return invalidOption("concurrency", b.concurrency, "must be at least 1")
+	}
+	if b.limitSet && b.limit < 1 {
+		return invalidOption("limit", b.limit, "must be at least 1")
+	}
+	if b.idleSet && b.idleTimeout <= 0 {
+		return invalidOption("idleTimeout", b.idleTimeout, "must be positive")
+	}
+	if b.shutdownSet && b.shutdownTimeout < 0 {
+		return invalidOption("shutdownTimeout", b.shutdownTimeout, "must not be negative")
+	}
+	return nil
+}
