@@ -1,0 +1,141 @@
+// Package admin runs the broker's administrative operations: moving a consumer group's cursors
+// (seek), listing, replaying and deleting dead letters, configuring and deleting queues, and
+// forgetting consumer groups.
+//
+// Quick start:
+//
+//	client, err := queen.New("http://127.0.0.1:6632")
+//	if err != nil { ... }
+//	a := admin.New(client)
+//	page, err := a.DeadLetters(ctx, admin.DLQQuery{Queue: "orders", Limit: 50})
+//	for _, dl := range page.DeadLetters {
+//		if _, err := a.ReplayDeadLetter(ctx, dl.ID); err != nil { ... }
+//	}
+//	err = a.SeekConsumerGroup(ctx, "billing", "orders", admin.SeekToTime(since))
+//
+// Every call checks its arguments first and reports bad ones as an error wrapping
+// queen.ErrInvalidOption, naming the field and the value, before anything is sent.
+//
+// # Brokers of version 0.15
+//
+// The package works against Queen 2.0 brokers (and the bundled reference broker) and against
+// 0.15 brokers, judging each answer by its status and body, never by a version setting:
+//
+//   - A dead letter listed by 0.15 has no id of its own: DeadLetter.ID and DeadLetter.MessageID
+//     are both the message id, DLQPage.Total is -1, and the broker does not page (offset > 0
+//     lists nothing, and limit is applied here instead).
+//   - 0.15 has no replay route. ReplayDeadLetter then reads the dead letter from the list and
+//     pushes its data to the same queue and partition under the transaction id dlq:<messageId>
+//     (Replayed.Emulated is true). The dead letter stays listed; replaying it again is harmless,
+//     as the broker reports the push as a duplicate and stores no second copy.
+//   - 0.15 has no delete route for dead letters: DeleteDeadLetter returns ErrUnsupported.
+//   - 0.15 seeks exclude a message stored exactly at the target time, ignore
+//     QueueOptions.DeadLetterQueue false, and default LeaseTime to 300 s instead of 60 s.
+//   - A 0.15 database failure answered as 200 {"success":false,"error":...} is returned as a
+//     *queen.APIError with StatusCode 200.
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+
+	queen "github.com/queenmq/queen-go"
+)
+
+var (
+	// ErrNotFound wraps the broker's 404 for an unknown queue, consumer group or dead letter
+	// (and a dead letter already replayed or deleted). The *queen.APIError is wrapped too.
+	ErrNotFound = errors.New("admin: not found")
+	// ErrUnsupported reports an operation the broker has no route for (a 0.15 broker deleting a
+	// dead letter, say). The broker's *queen.APIError is wrapped too.
+	ErrUnsupported = errors.New("admin: not supported by this broker")
+)
+
+// Admin runs administrative operations through a queen.Client, with its auth, retries and
+// failover. Safe for concurrent use.
+type Admin struct {
+	client *queen.Client
+}
+
+// New returns an Admin that sends its requests through client.
+func New(client *queen.Client) *Admin {
+	return &Admin{client: client}
+}
+
+// call sends one request and decodes a 2xx answer into out (when out is not nil). A 200 that
+// carries {"success":false,"error":...} is a broker failure (0.15 answers database errors so).
+func (a *Admin) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var raw json.RawMessage
+	if err := a.client.Do(ctx, method, path, query, in, &raw); err != nil {
+		return err
+	}
+	if err := refusedWithOK(raw, method, path); err != nil {
+		return err
+	}
+	if out == nil || len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("admin: %s %s: decoding the broker's answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// refusedWithOK reports a 200 body shaped {"success":false,"error":...} as an *queen.APIError.
+func refusedWithOK(raw json.RawMessage, method, path string) error {
+	var probe struct {
+		Success *bool   `json:"success"`
+		Error   *string `json:"error"`
+	}
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &probe) != nil {
+		return nil
+	}
+	if probe.Success == nil || *probe.Success {
+		return nil
+	}
+	msg := "the broker answered success false without a reason"
+	if probe.Error != nil && *probe.Error != "" {
+		msg = *probe.Error
+	}
+	return &queen.APIError{StatusCode: 200, Message: msg, Method: method, Path: path}
+}
+
+// notFound turns a 404 into ErrNotFound (the broker's JSON error: no such thing) or
+// ErrUnsupported (a non-JSON page: the broker has no such route). Other errors pass unchanged.
+func notFound(err error, what string) error {
+	var apiErr *queen.APIError
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+		return err
+	}
+	if apiErr.NotJSON {
+		return fmt.Errorf("%w: %s (%w)", ErrUnsupported, what, err)
+	}
+	return fmt.Errorf("%w: %s (%w)", ErrNotFound, what, err)
+}
+
+// isMissingRoute reports the non-JSON 404 with which a 0.15 broker answers a route it lacks.
+func isMissingRoute(err error) bool {
+	var apiErr *queen.APIError
+	return errors.As(err, &apiErr) && apiErr.StatusCode == 404 && apiErr.NotJSON
+}
+
+// invalid builds an error wrapping queen.ErrInvalidOption that names the field and the value.
+func invalid(field string, value any, why string) error {
+	if s, ok := value.(string); ok {
+		value = fmt.Sprintf("%q", s)
+	}
+	return fmt.Errorf("%w: %s=%v: %s", queen.ErrInvalidOption, field, value, why)
+}
+
+// required refuses an empty name before it becomes an empty path segment.
+func required(field, value string) error {
+	if value == "" {
+		return invalid(field, value, "must not be empty")
+	}
+	return nil
+}
+
+func quote(s string) string { return fmt.Sprintf("%q", s) }

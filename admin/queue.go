@@ -1,0 +1,167 @@
+package admin
+
+import (
+	"context"
+	"net/url"
+	"time"
+)
+
+// QueueOptions configures a queue. Configuring replaces, it does not merge: every option left
+// unset takes the broker's default again, whatever it was before.
+type QueueOptions struct {
+	LeaseTime       time.Duration // whole seconds; 0: broker default (60s; 300s on 0.15)
+	RetryLimit      *int          // nil: broker default (3); new(0) for no retries
+	DeadLetterQueue *bool         // nil: broker default (on); new(false) drops instead of filing (ignored by 0.15)
+	Namespace, Task string        // labels for discovery pops; "" clears them
+
+	// Options a 0.15 broker applies; a 2.0 broker stores and echoes them without effect.
+	RetryDelay        time.Duration // wait before a failed message comes back; whole milliseconds; 0: broker default
+	DelayedProcessing time.Duration // hold new messages this long before delivery; whole seconds; 0: none
+	TTL               time.Duration // message time to live; whole seconds; 0: broker default
+}
+
+// QueueConfig is a queue's configuration as the broker applied it.
+type QueueConfig struct {
+	Queue           string        `json:"queue"`
+	QueueID         string        `json:"queueId"`
+	PartitionID     string        `json:"partitionId"` // the Default partition's
+	Namespace       string        `json:"namespace"`
+	Task            string        `json:"task"`
+	LeaseTime       time.Duration `json:"leaseTime"`
+	RetryLimit      int           `json:"retryLimit"`
+	DeadLetterQueue bool          `json:"deadLetterQueue"`
+}
+
+// ConfigureQueue creates the queue (and its Default partition) if missing and sets its options
+// and labels. It never touches messages, cursors, leases or dead letters; a new LeaseTime
+// applies to later leases.
+func (a *Admin) ConfigureQueue(ctx context.Context, queue string, o QueueOptions) error {
+	_, err := a.Configure(ctx, queue, o)
+	return err
+}
+
+// Configure is ConfigureQueue, with the configuration the broker applied.
+func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (QueueConfig, error) {
+	if err := required("queue", queue); err != nil {
+		return QueueConfig{}, err
+	}
+	opts, err := o.wire()
+	if err != nil {
+		return QueueConfig{}, err
+	}
+	body := configureRequest{Queue: queue, Namespace: o.Namespace, Task: o.Task, Options: opts}
+	var answer configureAnswer
+	if err := a.call(ctx, "POST", "/api/v1/configure", nil, body, &answer); err != nil {
+		return QueueConfig{}, notFound(err, "the configure route")
+	}
+	return QueueConfig{
+		Queue:           answer.Queue,
+		QueueID:         answer.QueueID,
+		PartitionID:     answer.PartitionID,
+		Namespace:       answer.Namespace,
+		Task:            answer.Task,
+		LeaseTime:       time.Duration(answer.Options.LeaseTime) * time.Second,
+		RetryLimit:      answer.Options.RetryLimit,
+		DeadLetterQueue: answer.Options.DeadLetterQueue,
+	}, nil
+}
+
+// DeleteQueue removes the queue with all its partitions, messages, cursors, leases and dead
+// letters. An unknown queue gives ErrNotFound.
+func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
+	if err := required("queue", queue); err != nil {
+		return err
+	}
+	path := "/api/v1/resources/queues/" + url.PathEscape(queue)
+	if err := a.call(ctx, "DELETE", path, nil, nil, nil); err != nil {
+		return notFound(err, "queue "+quote(queue))
+	}
+	return nil
+}
+
+func (o QueueOptions) wire() (configureOptions, error) {
+	var w configureOptions
+	secs, err := wholeUnits("LeaseTime", o.LeaseTime, time.Second)
+	if err != nil {
+		return w, err
+	}
+	if secs > 0 {
+		w.LeaseTime = &secs
+	}
+	if o.RetryLimit != nil {
+		if *o.RetryLimit < 0 {
+			return w, invalid("RetryLimit", *o.RetryLimit, "must not be negative")
+		}
+		w.RetryLimit = o.RetryLimit
+	}
+	w.DeadLetterQueue = o.DeadLetterQueue
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		unit time.Duration
+		dst  **int64
+	}{
+		{"RetryDelay", o.RetryDelay, time.Millisecond, &w.RetryDelay},
+		{"DelayedProcessing", o.DelayedProcessing, time.Second, &w.DelayedProcessing},
+		{"TTL", o.TTL, time.Second, &w.TTL},
+	} {
+		n, err := wholeUnits(d.name, d.v, d.unit)
+		if err != nil {
+			return w, err
+		}
+		if n > 0 {
+			*d.dst = &n
+		}
+	}
+	return w, nil
+}
+
+// wholeUnits converts d to a count of unit, refusing negative and fractional values (the broker
+// takes integers).
+func wholeUnits(field string, d, unit time.Duration) (int64, error) {
+	switch {
+	case d < 0:
+		return 0, invalid(field, d, "must not be negative")
+	case d > 0 && d < unit:
+		return 0, invalid(field, d, "must be at least "+unit.String())
+	case d%unit != 0:
+		return 0, invalid(field, d, "must be a whole number of "+unitName(unit))
+	}
+	return int64(d / unit), nil
+}
+
+func unitName(unit time.Duration) string {
+	if unit == time.Millisecond {
+		return "milliseconds"
+	}
+	return "seconds"
+}
+
+type configureRequest struct {
+	Queue     string           `json:"queue"`
+	Namespace string           `json:"namespace,omitempty"`
+	Task      string           `json:"task,omitempty"`
+	Options   configureOptions `json:"options"`
+}
+
+type configureOptions struct {
+	LeaseTime         *int64 `json:"leaseTime,omitempty"`
+	RetryLimit        *int   `json:"retryLimit,omitempty"`
+	DeadLetterQueue   *bool  `json:"deadLetterQueue,omitempty"`
+	RetryDelay        *int64 `json:"retryDelay,omitempty"`
+	DelayedProcessing *int64 `json:"delayedProcessing,omitempty"`
+	TTL               *int64 `json:"ttl,omitempty"`
+}
+
+type configureAnswer struct {
+	Queue       string `json:"queue"`
+	QueueID     string `json:"queueId"`
+	PartitionID string `json:"partitionId"`
+	Namespace   string `json:"namespace"`
+	Task        string `json:"task"`
+	Options     struct {
+		LeaseTime       int64 `json:"leaseTime"`
+		RetryLimit      int   `json:"retryLimit"`
+		DeadLetterQueue bool  `json:"deadLetterQueue"`
+	} `json:"options"`
+}

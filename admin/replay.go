@@ -1,0 +1,139 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+)
+
+// Replayed is the outcome of a replay: the copy pushed under TransactionID dlq:<id>.
+type Replayed struct {
+	ID            string `json:"id"`            // the dead letter replayed
+	TransactionID string `json:"transactionId"` // dlq:<id>
+	PartitionID   string `json:"partitionId"`   // where the copy is
+	Offset        int64  `json:"offset"`        // the copy's offset; -1 when the broker does not say (0.15)
+	Emulated      bool   `json:"emulated"`      // pushed by this package because the broker has no replay route (0.15)
+}
+
+// ReplayDeadLetter pushes a copy of the dead letter's message to the end of its original
+// partition under the transaction id dlq:<id>. Every group reading the partition receives the
+// copy, not only the one that gave up. The dead letter leaves the list; a second replay of the
+// same id gives ErrNotFound and never a second copy.
+//
+// A 0.15 broker has no replay route: the replay is then emulated (see the package docs).
+func (a *Admin) ReplayDeadLetter(ctx context.Context, id string) (Replayed, error) {
+	if err := required("id", id); err != nil {
+		return Replayed{}, err
+	}
+	path := "/api/v1/dlq/" + url.PathEscape(id) + "/replay"
+	var answer replayAnswer
+	err := a.call(ctx, "POST", path, nil, nil, &answer)
+	if isMissingRoute(err) {
+		return a.emulateReplay(ctx, id)
+	}
+	if err != nil {
+		return Replayed{}, notFound(err, "dead letter "+quote(id))
+	}
+	return Replayed{
+		ID:            answer.ID,
+		TransactionID: answer.TransactionID,
+		PartitionID:   answer.PartitionID,
+		Offset:        answer.Offset,
+	}, nil
+}
+
+// emulateReplay replays on a broker without the replay route: it finds the dead letter in the
+// list (where 0.15 ids are message ids) and pushes its data under dlq:<messageId>, which the
+// broker's deduplication turns into a harmless duplicate on a repeat.
+func (a *Admin) emulateReplay(ctx context.Context, id string) (Replayed, error) {
+	all, err := a.AllDeadLetters(ctx, DLQQuery{})
+	if err != nil {
+		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q: listing dead letters: %w", id, err)
+	}
+	var dl *DeadLetter
+	for i := range all {
+		if all[i].ID == id {
+			dl = &all[i]
+			break
+		}
+	}
+	if dl == nil {
+		return Replayed{}, fmt.Errorf("%w: dead letter %q is not in the broker's dead-letter list", ErrNotFound, id)
+	}
+
+	txID := "dlq:" + dl.MessageID
+	data := dl.Data
+	if len(data) == 0 {
+		data = json.RawMessage("null")
+	}
+	body := pushRequest{Items: []pushItem{{
+		Queue:         dl.Queue,
+		Partition:     dl.Partition,
+		Payload:       data,
+		TransactionID: txID,
+	}}}
+	var results []pushResult
+	if err := a.call(ctx, "POST", "/api/v1/push", nil, body, &results); err != nil {
+		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q by a push to queue %q partition %q: %w", id, dl.Queue, dl.Partition, err)
+	}
+	if len(results) != 1 {
+		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q: the broker answered %d push results for 1 item", id, len(results))
+	}
+	r := results[0]
+	switch r.Status {
+	case "queued", "duplicate", "buffered":
+	default:
+		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q: push status %q: %s", id, r.Status, r.Error)
+	}
+	out := Replayed{ID: id, TransactionID: txID, PartitionID: r.PartitionID, Offset: -1, Emulated: true}
+	if out.PartitionID == "" { // a 0.15 duplicate omits it
+		out.PartitionID = dl.PartitionID
+	}
+	if r.Offset != nil {
+		out.Offset = *r.Offset
+	}
+	return out, nil
+}
+
+// DeleteDeadLetter removes the dead letter without replaying it. An unknown id gives
+// ErrNotFound; a 0.15 broker, which cannot delete dead letters, gives ErrUnsupported.
+func (a *Admin) DeleteDeadLetter(ctx context.Context, id string) error {
+	if err := required("id", id); err != nil {
+		return err
+	}
+	path := "/api/v1/dlq/" + url.PathEscape(id)
+	if err := a.call(ctx, "DELETE", path, nil, nil, nil); err != nil {
+		if isMissingRoute(err) {
+			return fmt.Errorf("%w: it cannot delete dead letters (deleting %q: %w)", ErrUnsupported, id, err)
+		}
+		return notFound(err, "dead letter "+quote(id))
+	}
+	return nil
+}
+
+type replayAnswer struct {
+	ID            string `json:"id"`
+	TransactionID string `json:"transactionId"`
+	PartitionID   string `json:"partitionId"`
+	Offset        int64  `json:"offset"`
+}
+
+type pushRequest struct {
+	Items []pushItem `json:"items"`
+}
+
+type pushItem struct {
+	Queue         string          `json:"queue"`
+	Partition     string          `json:"partition,omitempty"`
+	Payload       json.RawMessage `json:"payload"`
+	TransactionID string          `json:"transactionId"`
+}
+
+type pushResult struct {
+	Status      string `json:"status"`
+	MessageID   string `json:"message_id"`
+	PartitionID string `json:"partition_id"`
+	Offset      *int64 `json:"offset"`
+	Error       string `json:"error"`
+}
