@@ -2,17 +2,278 @@ package queen
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
 	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
-// Client talks to one or more Queen brokers. Safe for concurrent use.
+// Version is the SDK version, sent in the User-Agent header as "queen-go/<Version>".
+const Version = "0.1.0"
+
+// Transport defaults, used unless an Option says otherwise.
+const (
+	defaultRetryMax     = 4
+	defaultRetryMinWait = 100 * time.Millisecond
+	defaultRetryMaxWait = 5 * time.Second
+	defaultHTTPTimeout  = 30 * time.Second
+	// pollMargin is added to a long poll's timeout to form its HTTP deadline, so the broker's
+	// own "nothing came" answer arrives before the client gives up.
+	pollMargin = 5 * time.Second
+)
+
+// Client talks to one or more Queen brokers. It is safe for concurrent use; make one per
+// process and share it. Close it when done.
 type Client struct {
+	servers []*server
+	token   string
+	auth    string // "Bearer <token>", or "" without a token
+	logger  *slog.Logger
+
+	http     *retryablehttp.Client // requests bounded by the http.Client's Timeout
+	poll     *retryablehttp.Client // long polls: bounded by their own deadline only
+	ownedHTC *http.Client          // the http.Client New made itself, closed by Close
+
+	mu      sync.Mutex
+	closed  bool
+	done    chan struct{} // closed by Close: consume loops stop
+	loops   sync.WaitGroup
 	renewer leaseRenewer
 }
 
+// Option configures a Client in New.
+type Option func(*clientConfig)
+
+type clientConfig struct {
+	servers  []string
+	token    string
+	hc       *http.Client
+	logger   *slog.Logger
+	retryMax int
+	minWait  time.Duration
+	maxWait  time.Duration
+	err      error // the first invalid option, reported by New
+}
+
+// WithServers adds more brokers. Requests for the same (queue, partition, group) go to the
+// same healthy broker; a broker that fails is skipped for a while and its requests fail over.
+// Default: only the base URL given to New.
+func WithServers(urls ...string) Option {
+	return func(c *clientConfig) { c.servers = append(c.servers, urls...) }
+}
+
+// WithToken sends "Authorization: Bearer <token>" with every request. The token never appears
+// in a log line or an error. Default: no token.
+func WithToken(token string) Option {
+	return func(c *clientConfig) { c.token = token }
+}
+
+// WithHTTPClient sets the http.Client (transport, TLS, proxies). Its Timeout bounds ordinary
+// requests; long polls ignore it and use their own deadline (poll timeout plus a margin).
+// Default: a pooled client sized for many concurrent long polls, with a 30s Timeout.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *clientConfig) {
+		if hc == nil {
+			c.fail(invalidOption("httpClient", "nil", "must not be nil"))
+		}
+		c.hc = hc
+	}
+}
+
+// WithLogger sets the logger for retries, failovers and other transport events.
+// Default: discard.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *clientConfig) {
+		if l == nil {
+			c.fail(invalidOption("logger", "nil", "must not be nil"))
+		}
+		c.logger = l
+	}
+}
+
+// WithRetry sets how often a request is retried on connection errors, 429 and 5xx (never on
+// other 4xx), waiting a jittered exponential backoff from minWait up to maxWait between
+// attempts. max 0 disables retries. Default: 4 retries, 100ms to 5s.
+func WithRetry(max int, minWait, maxWait time.Duration) Option {
+	return func(c *clientConfig) {
+		switch {
+		case max < 0:
+			c.fail(invalidOption("retry.max", max, "must not be negative"))
+		case minWait <= 0:
+			c.fail(invalidOption("retry.minWait", minWait, "must be positive"))
+		case maxWait < minWait:
+			c.fail(invalidOption("retry.maxWait", maxWait, "must be at least minWait"))
+		}
+		c.retryMax, c.minWait, c.maxWait = max, minWait, maxWait
+	}
+}
+
+func (c *clientConfig) fail(err error) {
+	if c.err == nil {
+		c.err = err
+	}
+}
+
+// New makes a Client for the broker at baseURL (for example "http://127.0.0.1:6632").
+// It validates the URLs and options and makes no network call.
+func New(baseURL string, opts ...Option) (*Client, error) {
+	cfg := clientConfig{
+		servers:  []string{baseURL},
+		logger:   slog.New(slog.DiscardHandler),
+		retryMax: defaultRetryMax,
+		minWait:  defaultRetryMinWait,
+		maxWait:  defaultRetryMaxWait,
+	}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if cfg.err != nil {
+		return nil, cfg.err
+	}
+	if strings.ContainsAny(cfg.token, "\r\n") {
+		return nil, fmt.Errorf("%w: token: must not contain line breaks", ErrInvalidOption)
+	}
+	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{})}
+	if cfg.token != "" {
+		c.auth = "Bearer " + cfg.token
+	}
+	for _, raw := range cfg.servers {
+		s, err := parseServer(raw)
+		if err != nil {
+			return nil, err
+		}
+		c.servers = append(c.servers, s)
+	}
+	hc := cfg.hc
+	if hc == nil {
+		hc = defaultHTTPClient()
+		c.ownedHTC = hc
+	}
+	pollHC := *hc
+	pollHC.Timeout = 0
+	c.http = c.newRetryClient(hc, cfg)
+	c.poll = c.newRetryClient(&pollHC, cfg)
+	return c, nil
+}
+
+// parseServer checks one broker URL: absolute http(s), a host, no query or fragment.
+func parseServer(raw string) (*server, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: server URL %q: %v", ErrInvalidOption, raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, invalidOption("server URL", raw, "scheme must be http or https")
+	}
+	if u.Host == "" {
+		return nil, invalidOption("server URL", raw, "needs a host")
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, invalidOption("server URL", raw, "must not have a query or fragment")
+	}
+	u.User = nil
+	return &server{base: strings.TrimSuffix(u.String(), "/"), host: u.Host}, nil
+}
+
+// defaultHTTPClient keeps enough idle connections per broker for many concurrent long polls.
+func defaultHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 512
+	t.IdleConnTimeout = 90 * time.Second
+	return &http.Client{Transport: t, Timeout: defaultHTTPTimeout}
+}
+
+// Close stops every consume loop of this client (waiting until each has returned) and the
+// lease renewer. Later calls return ErrClosed. Close is idempotent and returns nil.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	close(c.done)
+	c.mu.Unlock()
+
+	c.loops.Wait()
+	c.renewer.stop()
+	if c.ownedHTC != nil {
+		c.ownedHTC.CloseIdleConnections()
+	}
+	return nil
+}
+
+// isClosed reports whether Close was called.
+func (c *Client) isClosed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// startLoop registers a consume loop. done closes when Close is called; the loop calls
+// finish once it has fully returned, and Close waits for that.
+func (c *Client) startLoop() (done <-chan struct{}, finish func(), err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, nil, ErrClosed
+	}
+	c.loops.Add(1)
+	var once sync.Once
+	return c.done, func() { once.Do(c.loops.Done) }, nil
+}
+
 // Do sends one request to the broker with the client's auth, retries and failover, for the
-// endpoints the SDK does not wrap.
+// endpoints the SDK does not wrap. path is the escaped path ("/api/v1/dlq"); in, when not nil,
+// is sent as JSON (a json.RawMessage or []byte as is). A non-2xx answer is an *APIError. A 2xx
+// body is decoded into out when out is not nil (out may be *json.RawMessage); a 204 or an
+// empty body leaves out untouched.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	return errors.New("not implemented")
+	req := request{method: method, path: path}
+	if len(query) > 0 {
+		req.rawQuery = query.Encode()
+	}
+	switch v := in.(type) {
+	case nil:
+	case json.RawMessage:
+		req.body = v
+	case []byte:
+		req.body = v
+	default:
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("queen: %s %s: encode body: %w", method, path, err)
+		}
+		req.body = b
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	status, err := c.send(ctx, &req, buf)
+	if err != nil {
+		return err
+	}
+	if out == nil || status == http.StatusNoContent || buf.Len() == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(buf.Bytes(), out); err != nil {
+		return fmt.Errorf("queen: %s %s: decode answer: %w", method, path, err)
+	}
+	return nil
+}
+
+// discardBody drains and closes a response body so its connection can be reused.
+func discardBody(body io.ReadCloser) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+	_ = body.Close()
 }

@@ -1,0 +1,267 @@
+package queen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// AckOption adjusts one ack.
+type AckOption func(*ackOptions)
+
+type ackOptions struct{ errText string }
+
+// WithError sets the error text stored with a failed or dlq ack (the dead letter's errorMessage).
+func WithError(msg string) AckOption { return func(o *ackOptions) { o.errText = msg } }
+
+// Ack settles one message with status (completed, failed, retry or dlq) in one request. The
+// message is sent back with its leaseId, so the ack is applied only under the lease it was
+// delivered with; a refused ack is returned as an error too (errors.Is(err, ErrLeaseExpired)
+// when the lease was expired, released or taken over). Ack is the low-level form of m.Ack and
+// friends: it does not refuse a message settled before, but once the broker answered, the
+// message counts as settled (its own methods then return ErrAlreadySettled).
+func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...AckOption) (AckResult, error) {
+	if err := checkAckItem("message", m, status); err != nil {
+		return AckResult{}, err
+	}
+	var o ackOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	res, err := c.ack(ctx, m, status, o.errText)
+	if err == nil || errors.Is(err, errAckRefused) {
+		m.settled.Store(true)
+	}
+	return res, err
+}
+
+// AckBatch settles several messages in one request. Results come back in the order of items;
+// a refused item has Success false and its reason in Error, and does not fail the call. err is
+// only for a request that failed as a whole (or an invalid item, refused before sending). An
+// empty Status means completed. An empty list sends nothing. Like Ack, it does not refuse
+// messages settled before, and marks every message settled once the broker answered.
+//
+// Send the messages of one partition in offset order: a broker applies a completed above a
+// failed or retry of the same batch differently across versions (O18).
+func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, error) {
+	if len(items) == 0 {
+		return nil, nil // a 0.15 broker never answers an empty batch (O19)
+	}
+	for i, it := range items {
+		if err := checkAckItem(fmt.Sprintf("items[%d]", i), it.Message, it.Status); err != nil {
+			return nil, err
+		}
+	}
+	body := ackBatchBody{Acks: make([]ackBody, len(items))}
+	group, uniform := groupOf(items[0].Message), true
+	for i, it := range items {
+		body.Acks[i] = newAckBody(it.Message, it.Status, it.Error)
+		if groupOf(it.Message) != group {
+			uniform = false
+		}
+	}
+	if uniform {
+		// One group for every item: say it once, as both broker versions read it.
+		body.ConsumerGroup = group
+		for i := range body.Acks {
+			body.Acks[i].ConsumerGroup = ""
+		}
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("queen: encode batch ack: %w", err)
+	}
+	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
+		affinity: items[0].Message.route}
+	results, err := c.postAcks(ctx, &req, items)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range items {
+		it.Message.settled.Store(true)
+	}
+	return results, nil
+}
+
+// ack sends one message's ack; a refused item is returned as an error wrapping errAckRefused.
+func (c *Client) ack(ctx context.Context, m *Message, status Status, errText string) (AckResult, error) {
+	raw, err := json.Marshal(newAckBody(m, status, errText))
+	if err != nil {
+		return AckResult{}, fmt.Errorf("queen: encode ack: %w", err)
+	}
+	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route}
+	items := [1]AckItem{{Message: m, Status: status, Error: errText}}
+	results, err := c.postAcks(ctx, &req, items[:])
+	if err != nil {
+		return AckResult{}, err
+	}
+	res := results[0]
+	if !res.Success {
+		return res, &ackRefusedError{transactionID: m.TransactionID, reason: res.Error}
+	}
+	return res, nil
+}
+
+// postAcks sends an ack request and matches the answer's array to items by position.
+func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([]AckResult, error) {
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if _, err := c.send(ctx, req, buf); err != nil {
+		return nil, err
+	}
+	var wire []ackResultWire
+	if err := decodeArray(buf.Bytes(), req, &wire); err != nil {
+		return nil, err
+	}
+	results := make([]AckResult, len(items))
+	for i, it := range items {
+		r := &results[i]
+		r.TransactionID = it.Message.TransactionID
+		if i >= len(wire) {
+			r.Error = "the broker sent no result for this item"
+			continue
+		}
+		w := wire[i]
+		if w.TransactionID != "" {
+			r.TransactionID = w.TransactionID
+		}
+		r.Success, r.Error, r.DLQ, r.LeaseReleased = w.Success, w.Error, w.DLQ, w.LeaseReleased
+		if !r.Success && r.Error == "" {
+			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
+		}
+	}
+	return results, nil
+}
+
+// decodeArray decodes a 2xx body that should be a JSON array. A 0.15 broker answers a database
+// failure with a 200 {"success":false,"error":...} object instead (O3): that is an *APIError.
+func decodeArray(body []byte, req *request, out any) error {
+	trimmed := bytesTrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(trimmed, &e)
+		if e.Error == "" {
+			e.Error = "unexpected object where an array was expected"
+		}
+		return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path, Message: e.Error}
+	}
+	if err := json.Unmarshal(trimmed, out); err != nil {
+		return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+			Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
+	}
+	return nil
+}
+
+type ackBody struct {
+	TransactionID string `json:"transactionId"`
+	PartitionID   string `json:"partitionId"`
+	LeaseID       string `json:"leaseId,omitempty"`
+	Status        Status `json:"status"`
+	ConsumerGroup string `json:"consumerGroup,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+type ackBatchBody struct {
+	Acks          []ackBody `json:"acknowledgments"`
+	ConsumerGroup string    `json:"consumerGroup,omitempty"`
+}
+
+type ackResultWire struct {
+	TransactionID string `json:"transactionId"`
+	Success       bool   `json:"success"`
+	Error         string `json:"error"`
+	DLQ           bool   `json:"dlq"`
+	LeaseReleased bool   `json:"leaseReleased"`
+}
+
+// newAckBody echoes the identifiers the message was delivered with (O6, O20); the group is
+// left out in queue mode (O13).
+func newAckBody(m *Message, status Status, errText string) ackBody {
+	if status == "" {
+		status = StatusCompleted
+	}
+	return ackBody{TransactionID: m.TransactionID, PartitionID: m.PartitionID, LeaseID: m.LeaseID,
+		Status: status, ConsumerGroup: groupOf(m), Error: errText}
+}
+
+// groupOf is the message's consumer group as acks send it: "" in queue mode.
+func groupOf(m *Message) string {
+	if m.ConsumerGroup == queueModeGroup {
+		return ""
+	}
+	return m.ConsumerGroup
+}
+
+// checkAckItem refuses what a broker would reject for the whole request (O19), naming the field.
+func checkAckItem(name string, m *Message, status Status) error {
+	switch {
+	case m == nil:
+		return invalidOption(name, "nil", "needs a message")
+	case m.TransactionID == "":
+		return invalidOption(name+".transactionId", `""`, "the message has no transactionId")
+	case m.PartitionID == "":
+		return invalidOption(name+".partitionId", `""`, "the message has no partitionId")
+	}
+	switch status {
+	case "", StatusCompleted, StatusFailed, StatusRetry, StatusDLQ:
+		return nil
+	}
+	return invalidOption(name+".status", status, "must be completed, failed, retry or dlq")
+}
+
+// errAckRefused is matched by every ack the broker answered with success:false.
+var errAckRefused = errors.New("queen: ack refused")
+
+// ackRefusedError is an ack the broker refused; it matches ErrLeaseExpired when the lease was
+// the reason (R117).
+type ackRefusedError struct {
+	transactionID, reason string
+}
+
+func (e *ackRefusedError) Error() string {
+	return fmt.Sprintf("queen: ack of %s refused: %s", e.transactionID, e.reason)
+}
+
+func (e *ackRefusedError) Is(target error) bool {
+	return target == errAckRefused || (target == ErrLeaseExpired && e.reason == "Invalid or expired lease")
+}
+
+// outcomeError carries a handler's chosen ack status; errors.Is/As still reach the cause.
+type outcomeError struct {
+	status Status
+	err    error
+}
+
+func (e *outcomeError) Error() string {
+	if e.err == nil {
+		return string(e.status)
+	}
+	return e.err.Error()
+}
+
+func (e *outcomeError) Unwrap() error { return e.err }
+
+// Retry marks a handler error as "deliver again without spending a retry": the message is
+// acked retry, and err's text is kept. errors.Is and errors.As still see err.
+func Retry(err error) error { return &outcomeError{status: StatusRetry, err: err} }
+
+// DeadLetter marks a handler error as "give up now": the message is filed as a dead letter
+// with err's text. errors.Is and errors.As still see err.
+func DeadLetter(err error) error { return &outcomeError{status: StatusDLQ, err: err} }
+
+// outcome maps a handler's return to an ack: nil completes, Retry retries, DeadLetter files a
+// dead letter, any other error fails the message. errText is the full text of err.
+func outcome(err error) (status Status, errText string) {
+	if err == nil {
+		return StatusCompleted, ""
+	}
+	var o *outcomeError
+	if errors.As(err, &o) {
+		return o.status, err.Error()
+	}
+	return StatusFailed, err.Error()
+}

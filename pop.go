@@ -1,0 +1,245 @@
+package queen
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// queueModeGroup is the broker's name for the shared group of pops that name none (R23).
+const queueModeGroup = "__QUEUE_MODE__"
+
+// defaultPollTimeout is the long-poll length when Timeout is not set (R25).
+const defaultPollTimeout = 30 * time.Second
+
+// Pop sends one pop request and returns the leased messages: an empty slice and a nil error
+// when there is nothing to deliver. Settings are validated first. Without Wait(true) it
+// answers at once; with it, it waits up to Timeout (default 30s) for a message. Each message
+// must then be settled (m.Ack, m.Nack, ...) before its lease expires, unless AutoAck(true).
+func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
+	if err := b.validate(forPop); err != nil {
+		return nil, err
+	}
+	return b.client.doPop(ctx, b, b.popPath(), b.popQuery(forPop))
+}
+
+// popPath is the escaped route of the builder's pop: partition, queue, or discovery (R20–R22).
+func (b QueueBuilder) popPath() string {
+	switch {
+	case b.discovery():
+		return "/api/v1/pop"
+	case b.partition != "":
+		return "/api/v1/pop/queue/" + url.PathEscape(b.queue) + "/partition/" + url.PathEscape(b.partition)
+	default:
+		return "/api/v1/pop/queue/" + url.PathEscape(b.queue)
+	}
+}
+
+// popQuery holds every pop parameter with the terminal's defaults. Booleans are sent as
+// true/false and consumerGroup only for a named group (O13); a named group always states its
+// start (O14); timeout never exceeds 60000 ms (O11, enforced by validate).
+func (b QueueBuilder) popQuery(t terminal) url.Values {
+	q := url.Values{}
+	if b.discovery() {
+		if b.namespace != "" {
+			q.Set("namespace", b.namespace)
+		}
+		if b.task != "" {
+			q.Set("task", b.task)
+		}
+	}
+	if b.group != "" && b.group != queueModeGroup {
+		q.Set("consumerGroup", b.group)
+		switch {
+		case b.fromSet:
+			q.Set("subscriptionFrom", b.from.UTC().Format(time.RFC3339Nano))
+		case b.modeSet:
+			q.Set("subscriptionMode", string(b.mode))
+		default:
+			q.Set("subscriptionMode", string(SubscribeNew))
+		}
+	}
+
+	wait := t == forConsume
+	if b.wait != nil {
+		wait = *b.wait
+	}
+	if wait {
+		q.Set("wait", "true")
+		q.Set("timeout", strconv.FormatInt(b.pollTimeout().Milliseconds(), 10))
+	} else if b.wait != nil {
+		q.Set("wait", "false")
+	}
+
+	if b.batchSet {
+		q.Set("batch", strconv.Itoa(b.batch))
+	} else if t == forPop {
+		q.Set("batch", "1") // 0.15 and 2.0 agree on 1, but say it (O9)
+	}
+	if b.partsSet {
+		q.Set("partitions", strconv.Itoa(b.partitions))
+	}
+	autopilot := t == forConsume
+	if b.autopilot != nil {
+		autopilot = *b.autopilot
+	}
+	if autopilot {
+		q.Set("autopilot", "true")
+	}
+	if b.leaseSet {
+		secs := (b.leaseTime + time.Second - 1) / time.Second
+		q.Set("leaseSeconds", strconv.FormatInt(int64(secs), 10))
+	}
+	if b.conflation {
+		q.Set("conflation", "true")
+	}
+	// Consume's AutoAck is applied by the client; only a Pop asks the broker for it.
+	if t == forPop && b.autoAck != nil && *b.autoAck {
+		q.Set("autoAck", "true")
+	}
+	return q
+}
+
+// pollTimeout is the long-poll length the builder asks for.
+func (b QueueBuilder) pollTimeout() time.Duration {
+	if b.timeoutSet {
+		return b.timeout
+	}
+	return defaultPollTimeout
+}
+
+// popResponse covers the 2.0 pop answer and every 0.15 variant (§2.3, O2, O3).
+type popResponse struct {
+	Success       *bool          `json:"success"`
+	Error         *string        `json:"error"`
+	Queue         string         `json:"queue"`
+	Partition     string         `json:"partition"`
+	PartitionID   string         `json:"partitionId"`
+	LeaseID       string         `json:"leaseId"`
+	ConsumerGroup string         `json:"consumerGroup"`
+	Messages      *[]wireMessage `json:"messages"`
+}
+
+type wireMessage struct {
+	ID              string          `json:"id"`
+	TransactionID   string          `json:"transactionId"`
+	TraceID         string          `json:"traceId"`
+	Data            json.RawMessage `json:"data"`
+	CreatedAt       time.Time       `json:"createdAt"`
+	Queue           string          `json:"queue"`
+	Partition       string          `json:"partition"`
+	PartitionID     string          `json:"partitionId"`
+	LeaseID         string          `json:"leaseId"`
+	ConsumerGroup   string          `json:"consumerGroup"`
+	Offset          *int64          `json:"offset"`
+	DeliveryAttempt *int            `json:"deliveryAttempt"`
+}
+
+// emptyPopErrors are the 0.15 "nothing to deliver" answers (O2).
+var emptyPopErrors = map[string]bool{
+	"no_available_partition": true,
+	"lease_held":             true,
+	"partition_not_found":    true,
+}
+
+// doPop sends one pop and decodes its answer. A long poll's deadline is its timeout plus a
+// margin, never the http.Client's Timeout. Nothing to deliver is an empty slice and nil error.
+func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, error) {
+	req := request{method: http.MethodGet, path: path, rawQuery: q.Encode(),
+		affinity: affinityKey(b.queue, b.partition, b.group)}
+	if q.Get("wait") == "true" {
+		req.poll = defaultPollTimeout
+		if ms, err := strconv.ParseInt(q.Get("timeout"), 10, 64); err == nil && ms >= 0 {
+			req.poll = time.Duration(ms) * time.Millisecond
+		}
+		if req.poll == 0 {
+			req.poll = time.Millisecond // timeout=0 answers at once; still skip hc.Timeout
+		}
+	}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	status, err := c.send(ctx, &req, buf)
+	if err != nil {
+		var apiErr *APIError
+		if path == "/api/v1/pop" && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.NotJSON {
+			// A 0.15 broker has no discovery pop (O10).
+			return nil, fmt.Errorf("queen: discovery pop (namespace/task) not supported by this broker: %w: %w",
+				errors.ErrUnsupported, err)
+		}
+		return nil, err
+	}
+	if status == http.StatusNoContent || len(bytesTrimSpace(buf.Bytes())) == 0 {
+		return []*Message{}, nil
+	}
+	msgs, err := decodePop(buf.Bytes(), req.path, req.affinity)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range msgs {
+		m.client = c
+	}
+	return msgs, nil
+}
+
+// decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200.
+func decodePop(body []byte, path, route string) ([]*Message, error) {
+	var resp popResponse
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
+			Message: "pop answer is not a JSON object: " + err.Error(), NotJSON: true}
+	}
+	if resp.Success != nil && !*resp.Success && resp.Error != nil && !emptyPopErrors[*resp.Error] {
+		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: *resp.Error}
+	}
+	if resp.Messages == nil {
+		msg := "pop answer has no messages"
+		if resp.Error != nil {
+			msg = *resp.Error
+		}
+		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: msg}
+	}
+	wire := *resp.Messages
+	msgs := make([]*Message, len(wire))
+	backing := make([]Message, len(wire)) // one allocation for the whole batch
+	for i := range wire {
+		w := &wire[i]
+		m := &backing[i]
+		m.ID, m.TransactionID, m.TraceID = w.ID, w.TransactionID, w.TraceID
+		m.Queue = firstNonEmpty(w.Queue, resp.Queue)
+		m.Partition = firstNonEmpty(w.Partition, resp.Partition)
+		m.PartitionID = firstNonEmpty(w.PartitionID, resp.PartitionID)
+		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, resp.ConsumerGroup)
+		m.LeaseID = firstNonEmpty(w.LeaseID, resp.LeaseID)
+		m.Offset, m.DeliveryAttempt = -1, 0
+		if w.Offset != nil {
+			m.Offset = *w.Offset
+		}
+		if w.DeliveryAttempt != nil {
+			m.DeliveryAttempt = *w.DeliveryAttempt
+		}
+		m.CreatedAt = w.CreatedAt
+		m.Data = w.Data
+		m.route = route
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func bytesTrimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\n' || b[0] == '\r' || b[0] == '\t') {
+		b = b[1:]
+	}
+	return b
+}

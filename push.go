@@ -1,0 +1,154 @@
+package queen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+)
+
+// maxPushItems caps the items of one push request; longer pushes are split.
+const maxPushItems = 1000
+
+// Push stores items in the builder's queue, in the partition set by Partition ("Default" when
+// unset), and returns one result per item, in order. Items without a TransactionID get a
+// UUIDv7, so a push retried by the transport is deduplicated by the broker: a result's Status
+// is "queued" for a new message and "duplicate" when the partition already held that
+// transactionId (on 0.15 brokers also "buffered"). Pushes above 1000 items are sent as several
+// requests; an error after the first means the earlier ones were stored (a retry of the whole
+// call is safe thanks to the transactionIds).
+func (b QueueBuilder) Push(ctx context.Context, items ...PushItem) ([]PushResult, error) {
+	if err := b.validate(forPush); err != nil {
+		return nil, err
+	}
+	wire, err := pushItems("items", b.queue, b.partition, items)
+	if err != nil {
+		return nil, err
+	}
+	results := make([]PushResult, 0, len(items))
+	for start := 0; start < len(wire); start += maxPushItems {
+		chunk := wire[start:min(start+maxPushItems, len(wire))]
+		got, err := b.client.pushChunk(ctx, affinityKey(b.queue, b.partition, ""), chunk)
+		if err != nil {
+			return results, err
+		}
+		results = append(results, got...)
+	}
+	return results, nil
+}
+
+// pushItem is one item on the wire.
+type pushItem struct {
+	Queue         string          `json:"queue"`
+	Partition     string          `json:"partition,omitempty"`
+	Payload       json.RawMessage `json:"payload"`
+	TransactionID string          `json:"transactionId"`
+	TraceID       string          `json:"traceId,omitempty"`
+}
+
+// pushItems encodes and checks items before anything is sent: data must encode as JSON and a
+// trace id must be a canonical UUID (R12, O8). name prefixes the field names in errors.
+func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, error) {
+	wire := make([]pushItem, len(items))
+	for i, it := range items {
+		w := &wire[i]
+		w.Queue, w.Partition, w.TransactionID, w.TraceID = queue, partition, it.TransactionID, it.TraceID
+		if it.TraceID != "" && !canonicalUUID(it.TraceID) {
+			return nil, invalidOption(fmt.Sprintf("%s[%d].traceId", name, i), it.TraceID,
+				"must be a UUID in canonical form (8-4-4-4-12 hex digits)")
+		}
+		payload, err := encodeData(it.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s[%d].data: %v", ErrInvalidOption, name, i, err)
+		}
+		w.Payload = payload
+		if w.TransactionID == "" {
+			id, err := uuid.NewV7()
+			if err != nil {
+				return nil, fmt.Errorf("queen: make transactionId: %w", err)
+			}
+			w.TransactionID = id.String()
+		}
+	}
+	return wire, nil
+}
+
+// encodeData turns a PushItem's Data into the payload: raw JSON passes through (checked), any
+// other value is JSON-encoded, and nil is null.
+func encodeData(v any) (json.RawMessage, error) {
+	switch d := v.(type) {
+	case nil:
+		return json.RawMessage("null"), nil
+	case json.RawMessage:
+		if !json.Valid(d) {
+			return nil, fmt.Errorf("json.RawMessage is not valid JSON")
+		}
+		return d, nil
+	}
+	return json.Marshal(v)
+}
+
+// canonicalUUID reports whether s is a UUID written as 8-4-4-4-12 hex digits.
+func canonicalUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type pushResultWire struct {
+	TransactionID string `json:"transaction_id"`
+	Status        string `json:"status"`
+	MessageID     string `json:"message_id"`
+	PartitionID   string `json:"partition_id"`
+	Offset        *int64 `json:"offset"`
+}
+
+// pushChunk sends one push request and matches its results to the items by position (O7).
+func (c *Client) pushChunk(ctx context.Context, affinity string, items []pushItem) ([]PushResult, error) {
+	raw, err := json.Marshal(struct {
+		Items []pushItem `json:"items"`
+	}{items})
+	if err != nil {
+		return nil, fmt.Errorf("queen: encode push: %w", err)
+	}
+	req := request{method: http.MethodPost, path: "/api/v1/push", body: raw, affinity: affinity}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if _, err := c.send(ctx, &req, buf); err != nil {
+		return nil, err
+	}
+	var wire []pushResultWire
+	if err := decodeArray(buf.Bytes(), &req, &wire); err != nil {
+		return nil, err
+	}
+	if len(wire) != len(items) {
+		return nil, &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+			Message: fmt.Sprintf("push answered %d results for %d items", len(wire), len(items))}
+	}
+	results := make([]PushResult, len(items))
+	for i, w := range wire {
+		r := &results[i]
+		r.TransactionID = firstNonEmpty(w.TransactionID, items[i].TransactionID)
+		r.MessageID, r.PartitionID, r.Status, r.Offset = w.MessageID, w.PartitionID, w.Status, -1
+		if w.Offset != nil {
+			r.Offset = *w.Offset
+		}
+	}
+	return results, nil
+}

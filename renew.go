@@ -1,0 +1,57 @@
+package queen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Renew extends the lease leaseID (every partition held under it) to at least now+extend,
+// and returns the new expiry. extend is sent as whole seconds, rounded up, at least 1 (R138,
+// O22). A refused renewal (the lease expired, was released or is unknown) returns an error
+// wrapping ErrLeaseExpired.
+func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration) (time.Time, error) {
+	if leaseID == "" {
+		return time.Time{}, invalidOption("leaseID", `""`, "needs the leaseId of a pop")
+	}
+	if extend < 0 {
+		return time.Time{}, invalidOption("extend", extend, "must not be negative")
+	}
+	secs := max(int64((extend+time.Second-1)/time.Second), 1)
+	raw, err := json.Marshal(struct {
+		Seconds int64 `json:"seconds"`
+	}{secs})
+	if err != nil {
+		return time.Time{}, err
+	}
+	req := request{method: http.MethodPost, path: "/api/v1/lease/" + url.PathEscape(leaseID) + "/extend", body: raw}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if _, err := c.send(ctx, &req, buf); err != nil {
+		return time.Time{}, err
+	}
+	var results []struct {
+		Success   bool      `json:"success"`
+		Error     string    `json:"error"`
+		ExpiresAt time.Time `json:"expiresAt"`
+	}
+	if err := decodeArray(buf.Bytes(), &req, &results); err != nil {
+		return time.Time{}, err
+	}
+	if len(results) == 0 {
+		return time.Time{}, &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+			Message: "empty extend answer"}
+	}
+	r := results[0]
+	if !r.Success {
+		reason := r.Error
+		if reason == "" {
+			reason = "refused"
+		}
+		return time.Time{}, fmt.Errorf("%w: renew lease %s: %s", ErrLeaseExpired, leaseID, reason)
+	}
+	return r.ExpiresAt, nil
+}

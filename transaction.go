@@ -1,0 +1,219 @@
+package queen
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+)
+
+// Transaction gathers acks and pushes that the broker applies all together or not at all
+// (R126): the usual use is to ack what a handler consumed and push what it produced, so a
+// crash never leaves one without the other. Build it with Client.Transaction, add operations
+// with Ack, Push and PushTo (they chain), and send it with Commit. A Transaction is meant for
+// one goroutine at a time and one Commit.
+//
+// On a 0.15 broker, a transaction's failed and dlq acks file the message at once without
+// spending the retry budget, and a retry ack or a duplicate push transactionId fails the whole
+// transaction (O23).
+type Transaction struct {
+	c   *Client
+	mu  sync.Mutex
+	ops []txOp
+}
+
+type txOp struct {
+	isAck bool
+	// ack
+	msg     *Message
+	status  Status
+	errText string
+	// push
+	queue, partition string
+	items            []PushItem
+}
+
+// TransactionResult is a committed transaction: the broker's id for it, and one entry per ack
+// operation and per pushed item, in the order they were added.
+type TransactionResult struct {
+	TransactionID string
+	Results       []TransactionEntry
+}
+
+// TransactionEntry is the outcome of one ack or one pushed item of a transaction.
+type TransactionEntry struct {
+	Type          string // "ack" or "push"
+	Success       bool
+	TransactionID string // the acked or pushed message's transactionId
+	PartitionID   string
+	Error         string
+	// Push entries only.
+	MessageID string
+	Status    string // "queued" or "duplicate"
+	Offset    int64  // -1 when the broker does not send it (0.15)
+	// Ack entries only.
+	DLQ, LeaseReleased bool
+}
+
+// Transaction starts an empty transaction.
+func (c *Client) Transaction() *Transaction { return &Transaction{c: c} }
+
+// Ack adds the ack of m with status. It is sent with m's leaseId and consumer group, so it is
+// applied only under the lease m was delivered with.
+func (tx *Transaction) Ack(m *Message, status Status, opts ...AckOption) *Transaction {
+	var o ackOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	tx.mu.Lock()
+	tx.ops = append(tx.ops, txOp{isAck: true, msg: m, status: status, errText: o.errText})
+	tx.mu.Unlock()
+	return tx
+}
+
+// Push adds items for queue's Default partition.
+func (tx *Transaction) Push(queue string, items ...PushItem) *Transaction {
+	return tx.PushTo(queue, "", items...)
+}
+
+// PushTo adds items for the named partition of queue.
+func (tx *Transaction) PushTo(queue, partition string, items ...PushItem) *Transaction {
+	tx.mu.Lock()
+	tx.ops = append(tx.ops, txOp{queue: queue, partition: partition, items: items})
+	tx.mu.Unlock()
+	return tx
+}
+
+type txAckWire struct {
+	Type string `json:"type"`
+	ackBody
+}
+
+type txPushWire struct {
+	Type  string     `json:"type"`
+	Items []pushItem `json:"items"`
+}
+
+type txResultWire struct {
+	TransactionID string `json:"transactionId"`
+	Success       bool   `json:"success"`
+	Error         string `json:"error"`
+	Results       []struct {
+		Type          string `json:"type"`
+		Success       bool   `json:"success"`
+		Status        string `json:"status"`
+		TransactionID string `json:"transactionId"`
+		MessageID     string `json:"messageId"`
+		PartitionID   string `json:"partitionId"`
+		Error         string `json:"error"`
+		Offset        *int64 `json:"offset"`
+		DLQ           bool   `json:"dlq"`
+		LeaseReleased bool   `json:"leaseReleased"`
+	} `json:"results"`
+}
+
+// Commit checks every operation (a nil or incomplete message, an unknown status, an empty
+// queue, a bad trace id), then sends the transaction. A rollback returns an error wrapping
+// ErrTransactionFailed with the broker's reason. The acked messages count as settled once
+// committed; if the commit fails or is rolled back, they are unsettled again.
+// A message already settled is refused with ErrAlreadySettled before anything is sent.
+func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
+	tx.mu.Lock()
+	ops := append([]txOp(nil), tx.ops...)
+	tx.mu.Unlock()
+	if len(ops) == 0 {
+		return TransactionResult{}, invalidOption("transaction", "empty", "needs at least one Ack or Push")
+	}
+	wire := make([]any, len(ops))
+	affinity := ""
+	var acked []*Message
+	for i, op := range ops {
+		name := fmt.Sprintf("operations[%d]", i)
+		if op.isAck {
+			if err := checkAckItem(name, op.msg, op.status); err != nil {
+				return TransactionResult{}, err
+			}
+			wire[i] = txAckWire{Type: "ack", ackBody: newAckBody(op.msg, op.status, op.errText)}
+			if affinity == "" {
+				affinity = op.msg.route
+			}
+			continue
+		}
+		if op.queue == "" {
+			return TransactionResult{}, invalidOption(name+".queue", `""`, "a push needs a queue name")
+		}
+		items, err := pushItems(name+".items", op.queue, op.partition, op.items)
+		if err != nil {
+			return TransactionResult{}, err
+		}
+		wire[i] = txPushWire{Type: "push", Items: items}
+		if affinity == "" {
+			affinity = affinityKey(op.queue, op.partition, "")
+		}
+	}
+	for i, op := range ops {
+		if !op.isAck {
+			continue
+		}
+		if !op.msg.markSettled() {
+			unsettleAll(acked)
+			return TransactionResult{}, fmt.Errorf("queen: operations[%d] (%s): %w",
+				i, op.msg.TransactionID, ErrAlreadySettled)
+		}
+		acked = append(acked, op.msg)
+	}
+	res, err := tx.c.commit(ctx, wire, affinity)
+	if err != nil {
+		unsettleAll(acked)
+	}
+	return res, err
+}
+
+func unsettleAll(msgs []*Message) {
+	for _, m := range msgs {
+		m.unsettle()
+	}
+}
+
+func (c *Client) commit(ctx context.Context, ops []any, affinity string) (TransactionResult, error) {
+	raw, err := json.Marshal(struct {
+		Operations []any `json:"operations"`
+	}{ops})
+	if err != nil {
+		return TransactionResult{}, fmt.Errorf("queen: encode transaction: %w", err)
+	}
+	req := request{method: http.MethodPost, path: "/api/v1/transaction", body: raw, affinity: affinity}
+	buf := getBuffer()
+	defer putBuffer(buf)
+	if _, err := c.send(ctx, &req, buf); err != nil {
+		return TransactionResult{}, err
+	}
+	var w txResultWire
+	if err := json.Unmarshal(buf.Bytes(), &w); err != nil {
+		return TransactionResult{}, &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+			Message: "transaction answer is not a JSON object: " + err.Error(), NotJSON: true}
+	}
+	if !w.Success {
+		reason := w.Error
+		if reason == "" {
+			reason = "rolled back"
+		}
+		return TransactionResult{TransactionID: w.TransactionID},
+			fmt.Errorf("%w: %s", ErrTransactionFailed, reason)
+	}
+	res := TransactionResult{TransactionID: w.TransactionID, Results: make([]TransactionEntry, len(w.Results))}
+	for i, r := range w.Results {
+		e := TransactionEntry{Type: r.Type, Success: r.Success, TransactionID: r.TransactionID,
+			PartitionID: r.PartitionID, Error: r.Error, MessageID: r.MessageID, Status: r.Status,
+			Offset: -1, DLQ: r.DLQ, LeaseReleased: r.LeaseReleased}
+		if r.Offset != nil {
+			e.Offset = *r.Offset
+		}
+		if e.Type == "push" && e.Success && e.Status == "" {
+			e.Status = "queued" // a 0.15 broker fails the transaction on a duplicate (O23)
+		}
+		res.Results[i] = e
+	}
+	return res, nil
+}

@@ -1,0 +1,289 @@
+package queen
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// request is one broker call, before a server is chosen.
+type request struct {
+	method   string
+	path     string // escaped, starting with "/"
+	rawQuery string
+	body     []byte
+	affinity string        // requests with the same key prefer the same healthy server
+	poll     time.Duration // > 0: a long poll; its deadline is poll+pollMargin, not the http.Client's Timeout
+}
+
+// attempt is the per-call state the retry hooks share, carried in the request context.
+type attempt struct {
+	c       *Client
+	req     *request
+	current *server
+	failed  bool // the last try failed in a way that counts against the server
+}
+
+type attemptKey struct{}
+
+func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehttp.Client {
+	return &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     cfg.retryMax,
+		RetryWaitMin: cfg.minWait,
+		RetryWaitMax: cfg.maxWait,
+		CheckRetry:   checkRetry,
+		Backoff:      jitteredBackoff,
+		PrepareRetry: prepareRetry,
+		// The last answer is returned as is, so a 5xx after the final retry is an *APIError.
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+}
+
+// checkRetry retries connection errors, 429 and 5xx; never another 4xx, and never once the
+// caller's context (or a long poll's own deadline) is done.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return false, ctxErr
+	}
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	if err != nil {
+		if permanentTransportError(err) {
+			return false, err
+		}
+		if a != nil {
+			a.failed = true
+			a.c.logger.Debug("queen: request failed, retrying", "method", a.req.method,
+				"path", a.req.path, "server", a.current.host, "error", a.c.redact(err.Error()))
+		}
+		return true, nil
+	}
+	code := resp.StatusCode
+	if code == http.StatusTooManyRequests || code >= 500 {
+		if a != nil {
+			// A busy broker is still healthy; one that is down or overloaded is not.
+			a.failed = code == http.StatusBadGateway || code == http.StatusServiceUnavailable ||
+				code == http.StatusGatewayTimeout
+			a.c.logger.Debug("queen: broker answered an error, retrying", "method", a.req.method,
+				"path", a.req.path, "server", a.current.host, "status", code)
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// permanentTransportError reports transport failures a retry cannot fix.
+func permanentTransportError(err error) bool {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg := ue.Err.Error()
+		return strings.Contains(msg, "unsupported protocol scheme") ||
+			strings.Contains(msg, "certificate") ||
+			strings.Contains(msg, "stopped after") // too many redirects
+	}
+	return false
+}
+
+// prepareRetry moves a retry to another healthy server when the last one failed.
+func prepareRetry(req *http.Request) error {
+	a, _ := req.Context().Value(attemptKey{}).(*attempt)
+	if a == nil || !a.failed || len(a.c.servers) < 2 {
+		return nil
+	}
+	a.failed = false
+	a.current.markDown()
+	next := a.c.pickServer(a.req.affinity, a.current)
+	if next == a.current {
+		return nil
+	}
+	a.c.logger.Warn("queen: failing over", "from", a.current.host, "to", next.host,
+		"method", a.req.method, "path", a.req.path)
+	u, err := url.Parse(next.url(a.req))
+	if err != nil {
+		return err
+	}
+	req.URL, req.Host = u, u.Host
+	a.current = next
+	return nil
+}
+
+// jitteredBackoff waits a randomised exponential delay from min up to max for retry number
+// attempt (0-based), or what a 429/503 Retry-After asks, capped at max.
+func jitteredBackoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+			return boundDuration(time.Duration(s)*time.Second, min, max)
+		}
+	}
+	b := &backoff.ExponentialBackOff{
+		InitialInterval:     min,
+		RandomizationFactor: backoff.DefaultRandomizationFactor,
+		Multiplier:          backoff.DefaultMultiplier,
+		MaxInterval:         max,
+		Stop:                backoff.Stop,
+		Clock:               backoff.SystemClock,
+	}
+	b.Reset()
+	d := b.NextBackOff()
+	for range attempt {
+		d = b.NextBackOff()
+	}
+	return boundDuration(d, min, max)
+}
+
+func boundDuration(d, min, max time.Duration) time.Duration {
+	return gmax(min, gmin(d, max))
+}
+
+func gmin(a, b time.Duration) time.Duration {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func gmax(a, b time.Duration) time.Duration {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// send performs one call with auth, retries and failover. The 2xx body is read into buf; any
+// other answer becomes an *APIError. It returns the HTTP status.
+func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, error) {
+	if c.isClosed() {
+		return 0, ErrClosed
+	}
+	rc := c.http
+	if r.poll > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.poll+pollMargin)
+		defer cancel()
+		rc = c.poll
+	}
+	a := &attempt{c: c, req: r, current: c.pickServer(r.affinity, nil)}
+	ctx = context.WithValue(ctx, attemptKey{}, a)
+
+	var body any
+	if r.body != nil {
+		body = r.body
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, a.current.url(r), body)
+	if err != nil {
+		return 0, fmt.Errorf("queen: %s %s: %s", r.method, r.path, c.redact(err.Error()))
+	}
+	req.Header.Set("User-Agent", "queen-go/"+Version)
+	req.Header.Set("Accept", "application/json")
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		if resp != nil {
+			discardBody(resp.Body)
+		}
+		return 0, c.transportError(r, err)
+	}
+	defer resp.Body.Close()
+	a.current.markUp()
+
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		return resp.StatusCode, c.apiError(r, resp.StatusCode, raw)
+	}
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return resp.StatusCode, c.transportError(r, err)
+	}
+	return resp.StatusCode, nil
+}
+
+// apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (O4).
+func (c *Client) apiError(r *request, status int, raw []byte) *APIError {
+	e := &APIError{StatusCode: status, Method: r.method, Path: r.path}
+	var body struct {
+		Error any `json:"error"`
+	}
+	if json.Unmarshal(raw, &body) == nil {
+		if s, ok := body.Error.(string); ok && s != "" {
+			e.Message = c.redact(s)
+			return e
+		}
+	}
+	e.NotJSON = true
+	text := strings.TrimSpace(string(raw))
+	if len(text) > 200 {
+		text = text[:200] + "…"
+	}
+	if text == "" {
+		text = http.StatusText(status)
+	}
+	e.Message = c.redact(text)
+	return e
+}
+
+// transportError keeps a transport failure's type (for errors.Is/As) while making sure its
+// text never holds the token.
+func (c *Client) transportError(r *request, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		if ue, ok := err.(*url.Error); ok {
+			err = ue.Err
+		}
+		return fmt.Errorf("queen: %s %s: %w", r.method, r.path, err)
+	}
+	if ue, ok := err.(*url.Error); ok {
+		cp := *ue
+		cp.URL = c.redact(ue.URL)
+		if c.token != "" && strings.Contains(ue.Err.Error(), c.token) {
+			cp.Err = &redactedError{msg: c.redact(ue.Err.Error()), err: ue.Err}
+		}
+		err = &cp
+	} else if c.token != "" && strings.Contains(err.Error(), c.token) {
+		err = &redactedError{msg: c.redact(err.Error()), err: err}
+	}
+	return fmt.Errorf("queen: %s %s: %w", r.method, r.path, err)
+}
+
+// redact removes the token from a text meant for a log line or an error.
+func (c *Client) redact(s string) string {
+	if c.token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, c.token, "[redacted]")
+}
+
+// redactedError is an error whose text had the token removed; errors.Is/As still reach the cause.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func getBuffer() *bytes.Buffer { return bufferPool.Get().(*bytes.Buffer) }
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() > 4<<20 {
+		return // do not keep huge answers alive
+	}
+	b.Reset()
+	bufferPool.Put(b)
+}
