@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestRun_ServesHealthAndStopsOnCancel starts the broker on a free port, reads its address
+// from the startup log, checks /health and the 401 of R132, then cancels and waits for exit.
+func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs, logw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "s3cret"}, logw)
+		logw.Close()
+	}()
+
+	lines := bufio.NewScanner(logs)
+	urlRE := regexp.MustCompile(`url=(http://\S+)`)
+	var base string
+	for base == "" && lines.Scan() {
+		if m := urlRE.FindStringSubmatch(lines.Text()); m != nil {
+			base = m[1]
+		}
+	}
+	if base == "" {
+		t.Fatalf("no listening line in the log: %v", lines.Err())
+	}
+	go func() { // keep draining so logging never blocks
+		for lines.Scan() {
+		}
+	}()
+
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Get(base + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || string(body) != `{"status":"healthy"}` {
+		t.Fatalf("GET /health = %d %s", resp.StatusCode, body)
+	}
+	resp, err = hc.Get(base + "/api/v1/dlq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /api/v1/dlq without a token = %d, want 401", resp.StatusCode)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after cancel")
+	}
+}
+
+func TestRun_RefusesBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-nope"}, {"-log-level", "loud"}, {"extra"}} {
+		if err := run(context.Background(), args, io.Discard); err == nil {
+			t.Errorf("run(%q) = nil, want an error", args)
+		}
+	}
+}

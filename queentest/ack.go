@@ -1,0 +1,146 @@
+package queentest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/queenmq/queen-go/internal/broker"
+)
+
+// handleAck answers POST /api/v1/ack with an array of one ack result (R66, R74, R75).
+func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	item, err := decodeAckItem(o, "", "")
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	if item.TransactionID == "" && item.PartitionID == "" { // R78: a request-level fault
+		writeError(w, http.StatusBadRequest, "transactionId and partitionId are required")
+		return
+	}
+	results := s.engine.Ack([]broker.AckItem{item})
+	writeWith(w, http.StatusOK, func(b []byte) []byte { return appendAckResults(b, results) })
+}
+
+// handleAckBatch answers POST /api/v1/ack/batch with one result per item, in array order
+// (R82–R89).
+func (s *Server) handleAckBatch(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	items, err := decodeAckBatch(o)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	if len(items) == 0 { // R87
+		writeBody(w, http.StatusOK, []byte("[]"))
+		return
+	}
+	results := s.engine.Ack(items)
+	writeWith(w, http.StatusOK, func(b []byte) []byte { return appendAckResults(b, results) })
+}
+
+func decodeAckBatch(o object) ([]broker.AckItem, error) {
+	group, _, err := o.str("consumerGroup")
+	if err != nil {
+		return nil, err
+	}
+	raw := o["acknowledgments"]
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, badRequest("acknowledgments array is required")
+	}
+	var objs []object
+	if err := json.Unmarshal(raw, &objs); err != nil {
+		return nil, firstNonObject(raw, "acknowledgments")
+	}
+	items := make([]broker.AckItem, len(objs))
+	for i, item := range objs {
+		at := "acknowledgments[" + strconv.Itoa(i) + "]"
+		if item == nil {
+			return nil, badRequest("%s must be an object, got null", at)
+		}
+		if items[i], err = decodeAckItem(item, group, at+"."); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// decodeAckItem reads one ack's fields, checking only their JSON types (R86, R131): missing
+// ids and unknown statuses are per-item refusals the engine reports (R76, R78). The group is
+// the batch's when it names one, else the item's, else __QUEUE_MODE__ (R23, R66, R82).
+func decodeAckItem(o object, batchGroup, at string) (broker.AckItem, error) {
+	var it broker.AckItem
+	fields := []struct {
+		name string
+		dst  *string
+	}{
+		{"transactionId", &it.TransactionID},
+		{"partitionId", &it.PartitionID},
+		{"leaseId", &it.LeaseID},
+		{"status", &it.Status},
+		{"consumerGroup", &it.Group},
+		{"error", &it.Error},
+	}
+	for _, f := range fields {
+		var err error
+		if *f.dst, _, err = rawString(o[f.name], at+f.name); err != nil {
+			return it, err
+		}
+	}
+	if batchGroup != "" {
+		it.Group = batchGroup
+	}
+	if it.Group == "" {
+		it.Group = broker.QueueMode
+	}
+	return it, nil
+}
+
+// appendAckResults writes §2.3's ack results.
+func appendAckResults(b []byte, results []broker.AckResult) []byte {
+	b = append(b, '[')
+	for i := range results {
+		a := &results[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = strconv.AppendInt(b, int64(a.Index), 10)
+		b = append(b, `,"transactionId":`...)
+		b = appendString(b, a.TransactionID)
+		b = append(b, `,"success":`...)
+		b = appendBool(b, a.Success)
+		b = append(b, `,"error":`...)
+		b = appendNullableString(b, a.Error)
+		b = append(b, `,"queueName":`...)
+		b = appendNullableString(b, a.QueueName)
+		b = append(b, `,"partitionName":`...)
+		b = appendNullableString(b, a.PartitionName)
+		b = append(b, `,"leaseReleased":`...)
+		b = appendBool(b, a.LeaseReleased)
+		b = append(b, `,"dlq":`...)
+		b = appendBool(b, a.DLQ)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}

@@ -1,0 +1,178 @@
+package queentest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// maxBodyBytes caps a request body; a push of 10,000 one-kilobyte messages fits with room.
+const maxBodyBytes = 32 << 20
+
+// errBodyTooLarge is answered with 413.
+var errBodyTooLarge = errors.New("request body too large")
+
+// readBody reads the whole request body under maxBodyBytes.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, errBodyTooLarge
+		}
+		return nil, fmt.Errorf("reading request body: %w", err)
+	}
+	return body, nil
+}
+
+// object is a decoded JSON object whose values are kept raw, so a field's absence, a null
+// and a value of the wrong JSON type can be told apart (R131: null counts as absent).
+type object map[string]json.RawMessage
+
+// badRequestError is a malformed request: the handler answers 400 with its text.
+type badRequestError struct{ msg string }
+
+func (e *badRequestError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &badRequestError{msg: fmt.Sprintf(format, args...)}
+}
+
+// decodeObject parses a required JSON object body (R131).
+func decodeObject(body []byte) (object, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, badRequest("Empty request body")
+	}
+	if !json.Valid(trimmed) {
+		var v any
+		err := json.Unmarshal(trimmed, &v)
+		if err == nil { // unreachable: Valid and Unmarshal agree
+			err = errors.New("syntax error")
+		}
+		return nil, badRequest("Invalid JSON: %v", err)
+	}
+	if trimmed[0] != '{' {
+		return nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
+	}
+	var o object
+	if err := json.Unmarshal(trimmed, &o); err != nil {
+		return nil, badRequest("Invalid JSON: %v", err)
+	}
+	return o, nil
+}
+
+// asObject parses a raw value that must be a JSON object; what names it in the error.
+func asObject(raw json.RawMessage, what string) (object, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, badRequest("%s must be an object, got %s", what, kindOf(raw))
+	}
+	var o object
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, badRequest("%s must be an object: %v", what, err)
+	}
+	return o, nil
+}
+
+// present reports whether the field is sent with a value other than null.
+func (o object) present(name string) bool {
+	raw, ok := o[name]
+	return ok && !isNull(raw)
+}
+
+func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
+
+// str returns a string field; absent and null give "" and ok false.
+func (o object) str(name string) (s string, ok bool, err error) {
+	return rawString(o[name], name)
+}
+
+func rawString(raw json.RawMessage, name string) (s string, ok bool, err error) {
+	if len(raw) == 0 || isNull(raw) {
+		return "", false, nil
+	}
+	if raw[0] != '"' {
+		return "", false, badRequest("%s must be a string, got %s", name, clip(raw))
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false, badRequest("%s must be a string: %v", name, err)
+	}
+	return s, true, nil
+}
+
+// integer returns an integer field; a fraction, an exponent or a non-number is refused.
+func (o object) integer(name string) (n int64, ok bool, err error) {
+	raw := o[name]
+	if len(raw) == 0 || isNull(raw) {
+		return 0, false, nil
+	}
+	n, err = strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, false, badRequest("%s must be an integer, got %s", name, clip(raw))
+	}
+	return n, true, nil
+}
+
+// boolean returns a boolean field.
+func (o object) boolean(name string) (b bool, ok bool, err error) {
+	raw := o[name]
+	if len(raw) == 0 || isNull(raw) {
+		return false, false, nil
+	}
+	switch string(raw) {
+	case "true":
+		return true, true, nil
+	case "false":
+		return false, true, nil
+	}
+	return false, false, badRequest("%s must be a boolean, got %s", name, clip(raw))
+}
+
+// timestamp returns an RFC 3339 time field, with or without fractions, Z or an offset.
+func (o object) timestamp(name string) (t time.Time, ok bool, err error) {
+	s, ok, err := o.str(name)
+	if err != nil || !ok {
+		return time.Time{}, false, err
+	}
+	t, err = parseTime(s)
+	if err != nil {
+		return time.Time{}, false, badRequest("%s must be an RFC 3339 timestamp, got %q", name, s)
+	}
+	return t, true, nil
+}
+
+func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// kindOf names the JSON type of a raw value for error messages.
+func kindOf(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// clip shortens a raw value quoted in an error message.
+func clip(raw json.RawMessage) string {
+	const max = 64
+	if len(raw) > max {
+		return string(raw[:max]) + "..."
+	}
+	return string(raw)
+}

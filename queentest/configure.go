@@ -1,0 +1,103 @@
+package queentest
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/queenmq/queen-go/internal/broker"
+)
+
+// handleConfigure answers POST /api/v1/configure (R5).
+func (s *Server) handleConfigure(w http.ResponseWriter, r *http.Request) {
+	req, err := decodeConfigure(w, r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	res := s.engine.Configure(req)
+	options := res.Options
+	if options == nil {
+		options = map[string]json.RawMessage{}
+	}
+	writeJSON(w, http.StatusOK, configureResponse{
+		Configured:  true,
+		QueueID:     res.QueueID,
+		PartitionID: res.PartitionID,
+		Queue:       res.Queue,
+		Namespace:   res.Namespace,
+		Task:        res.Task,
+		Options:     options,
+	})
+}
+
+type configureResponse struct {
+	Configured  bool                       `json:"configured"`
+	QueueID     string                     `json:"queueId"`
+	PartitionID string                     `json:"partitionId"`
+	Queue       string                     `json:"queue"`
+	Namespace   string                     `json:"namespace"`
+	Task        string                     `json:"task"`
+	Options     map[string]json.RawMessage `json:"options"`
+}
+
+func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRequest, error) {
+	var req broker.ConfigureRequest
+	body, err := readBody(w, r)
+	if err != nil {
+		return req, err
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		return req, err
+	}
+	queue, ok, err := o.str("queue")
+	if err != nil {
+		return req, err
+	}
+	if !ok || queue == "" {
+		return req, badRequest("queue is required")
+	}
+	req.Queue = queue
+	if req.Namespace, _, err = o.str("namespace"); err != nil {
+		return req, err
+	}
+	if req.Task, _, err = o.str("task"); err != nil {
+		return req, err
+	}
+	if !o.present("options") {
+		return req, nil
+	}
+	opts, err := asObject(o["options"], "options")
+	if err != nil {
+		return req, err
+	}
+	for _, name := range []string{"leaseTime", "retryLimit"} {
+		n, ok, err := opts.integer(name)
+		if err != nil {
+			return req, badRequest("options.%s", err.Error())
+		}
+		if !ok {
+			continue
+		}
+		if n < 0 || n > maxInt32 {
+			return req, badRequest("options.%s must be an integer from 0 to %d, got %d", name, maxInt32, n)
+		}
+		v := int(n)
+		if name == "leaseTime" {
+			req.LeaseTime = &v
+		} else {
+			req.RetryLimit = &v
+		}
+	}
+	dlq, ok, err := opts.boolean("deadLetterQueue")
+	if err != nil {
+		return req, badRequest("options.%s", err.Error())
+	}
+	if ok {
+		req.DeadLetterQueue = &dlq
+	}
+	req.Options = map[string]json.RawMessage(opts)
+	return req, nil
+}
+
+const maxInt32 = 1<<31 - 1

@@ -1,0 +1,104 @@
+package queentest
+
+import (
+	"net/http"
+	"time"
+)
+
+// handleSeek answers POST /api/v1/consumer-groups/{group}/queues/{queue}/seek (R110–R115).
+func (s *Server) handleSeek(w http.ResponseWriter, r *http.Request) {
+	group, queue := r.PathValue("group"), r.PathValue("queue")
+	toEnd, ts, err := decodeSeek(w, r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	res, err := s.engine.Seek(group, queue, toEnd, ts)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	var target *string
+	if !toEnd {
+		t := formatTime(ts)
+		target = &t
+	}
+	writeJSON(w, http.StatusOK, seekResponse{
+		Success:           true,
+		ConsumerGroup:     group,
+		QueueName:         queue,
+		SeekToEnd:         toEnd,
+		TargetTimestamp:   target,
+		PartitionsUpdated: res.PartitionsUpdated,
+	})
+}
+
+type seekResponse struct {
+	Success           bool    `json:"success"`
+	ConsumerGroup     string  `json:"consumerGroup"`
+	QueueName         string  `json:"queueName"`
+	SeekToEnd         bool    `json:"seekToEnd"`
+	TargetTimestamp   *string `json:"targetTimestamp"`
+	PartitionsUpdated int     `json:"partitionsUpdated"`
+}
+
+// decodeSeek reads exactly one of a string timestamp or "toEnd":true (R112, R113).
+func decodeSeek(w http.ResponseWriter, r *http.Request) (toEnd bool, ts time.Time, err error) {
+	body, err := readBody(w, r)
+	if err != nil {
+		return false, ts, err
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		return false, ts, err
+	}
+	toEnd, _, err = o.boolean("toEnd")
+	if err != nil {
+		return false, ts, err
+	}
+	ts, hasTS, err := o.timestamp("timestamp")
+	if err != nil {
+		return false, ts, err
+	}
+	switch {
+	case toEnd && hasTS:
+		return false, ts, badRequest("specify either 'toEnd': true or 'timestamp', not both")
+	case !toEnd && !hasTS:
+		return false, ts, badRequest("Must specify either 'toEnd': true or 'timestamp'")
+	}
+	return toEnd, ts, nil
+}
+
+// handleDeleteGroup answers DELETE /api/v1/consumer-groups/{group} (R143).
+func (s *Server) handleDeleteGroup(w http.ResponseWriter, r *http.Request) {
+	s.deleteGroup(w, r, "")
+}
+
+// handleDeleteGroupOnQueue answers DELETE /api/v1/consumer-groups/{group}/queues/{queue} (R143).
+func (s *Server) handleDeleteGroupOnQueue(w http.ResponseWriter, r *http.Request) {
+	s.deleteGroup(w, r, r.PathValue("queue"))
+}
+
+func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, queue string) {
+	group := r.PathValue("group")
+	deleteMetadata, err := query(r.URL.Query()).boolean("deleteMetadata", true)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	n, err := s.engine.DeleteGroup(group, queue, deleteMetadata)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	out := map[string]any{
+		"success":           true,
+		"consumerGroup":     group,
+		"deletedPartitions": n,
+		"metadataDeleted":   deleteMetadata,
+	}
+	if queue != "" {
+		out["queueName"] = queue
+	}
+	writeJSON(w, http.StatusOK, out)
+}

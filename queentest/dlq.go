@@ -1,0 +1,131 @@
+package queentest
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/queenmq/queen-go/internal/broker"
+)
+
+const defaultDLQLimit = 100
+
+// handleDLQList answers GET /api/v1/dlq (R98).
+func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
+	q := query(r.URL.Query())
+	dq, err := parseDLQQuery(q)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	list, total := s.engine.DeadLetters(dq)
+	writeWith(w, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"messages":[`...)
+		for i := range list {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendDeadLetter(b, &list[i])
+		}
+		b = append(b, `],"pagination":{"limit":`...)
+		b = strconv.AppendInt(b, int64(dq.Limit), 10)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, int64(dq.Offset), 10)
+		b = append(b, `},"total":`...)
+		b = strconv.AppendInt(b, int64(total), 10)
+		return append(b, '}')
+	})
+}
+
+func parseDLQQuery(q query) (broker.DLQQuery, error) {
+	dq := broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Partition: q.get("partition")}
+	limit, err := q.intIn("limit", 1, maxInt32, defaultDLQLimit, "must be a positive integer")
+	if err != nil {
+		return dq, err
+	}
+	offset, err := q.intIn("offset", 0, maxInt32, 0, "must be an integer of at least 0")
+	if err != nil {
+		return dq, err
+	}
+	dq.Limit, dq.Offset = int(limit), int(offset)
+	if from, ok, err := q.timestamp("from"); err != nil {
+		return dq, err
+	} else if ok {
+		dq.From = &from
+	}
+	if to, ok, err := q.timestamp("to"); err != nil {
+		return dq, err
+	} else if ok {
+		dq.To = &to
+	}
+	return dq, nil
+}
+
+// appendDeadLetter writes §2.3's dead letter.
+func appendDeadLetter(b []byte, d *broker.DeadLetter) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, d.ID)
+	b = append(b, `,"messageId":`...)
+	b = appendString(b, d.MessageID)
+	b = append(b, `,"transactionId":`...)
+	b = appendString(b, d.TransactionID)
+	b = append(b, `,"partitionId":`...)
+	b = appendString(b, d.PartitionID)
+	b = append(b, `,"queue":`...)
+	b = appendString(b, d.Queue)
+	b = append(b, `,"partition":`...)
+	b = appendString(b, d.Partition)
+	b = append(b, `,"consumerGroup":`...)
+	b = appendString(b, d.ConsumerGroup)
+	b = append(b, `,"errorMessage":`...)
+	b = appendString(b, d.ErrorMessage)
+	b = append(b, `,"retryCount":`...)
+	b = strconv.AppendInt(b, int64(d.RetryCount), 10)
+	b = append(b, `,"data":`...)
+	b = appendRaw(b, d.Data, "{}")
+	b = append(b, `,"producerSub":null,"createdAt":`...)
+	b = appendTime(b, d.CreatedAt)
+	b = append(b, `,"failedAt":`...)
+	b = appendTime(b, d.FailedAt)
+	return append(b, '}')
+}
+
+// handleDLQReplay answers POST /api/v1/dlq/{id}/replay (R99, R100).
+func (s *Server) handleDLQReplay(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	res, err := s.engine.Replay(id)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	if res.ID == "" {
+		res.ID = id
+	}
+	if res.TransactionID == "" {
+		res.TransactionID = "dlq:" + id
+	}
+	writeWith(w, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"replayed":true,"id":`...)
+		b = appendString(b, res.ID)
+		b = append(b, `,"transactionId":`...)
+		b = appendString(b, res.TransactionID)
+		b = append(b, `,"partitionId":`...)
+		b = appendString(b, res.PartitionID)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, res.Offset, 10)
+		return append(b, '}')
+	})
+}
+
+// handleDLQDelete answers DELETE /api/v1/dlq/{id} (R101).
+func (s *Server) handleDLQDelete(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := s.engine.DeleteDeadLetter(id); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	writeWith(w, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"deleted":true,"id":`...)
+		b = appendString(b, id)
+		return append(b, '}')
+	})
+}

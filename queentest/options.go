@@ -1,0 +1,52 @@
+package queentest
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	token  string
+	manual bool
+	start  time.Time
+	logger *slog.Logger
+	addr   string
+}
+
+func defaultConfig() config {
+	return config{
+		logger: slog.New(slog.DiscardHandler),
+		addr:   "127.0.0.1:0",
+	}
+}
+
+// WithToken makes every /api/v1 request carry "Authorization: Bearer <tok>" (the scheme name
+// is case-insensitive); others are answered 401 {"error":"Authentication required"} with no
+// effect. /health stays open (R132). Default: no authentication.
+func WithToken(tok string) Option { return func(c *config) { c.token = tok } }
+
+// WithManualClock stops the broker's clock: it moves only with (*Server).Advance, which fires
+// the lease expiries that come due. Long-poll timeouts still run on real time, so a waiting pop
+// never hangs a test. The clock starts at the real time of Start. Default: the wall clock.
+func WithManualClock() Option { return func(c *config) { c.manual = true } }
+
+// WithManualClockAt is WithManualClock starting at t, for tests that need fixed timestamps.
+func WithManualClockAt(t time.Time) Option {
+	return func(c *config) { c.manual, c.start = true, t }
+}
+
+// WithLogger sends the broker's logs to l: startup and shutdown at Info, one line per request
+// at Debug. Default: discarded.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithAddr sets the TCP address Start listens on. Default: "127.0.0.1:0", a free loopback port.
+func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }

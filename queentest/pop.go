@@ -1,0 +1,174 @@
+package queentest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/queenmq/queen-go/internal/broker"
+)
+
+// handlePopQueue answers GET /api/v1/pop/queue/{queue} (R20).
+func (s *Server) handlePopQueue(w http.ResponseWriter, r *http.Request) {
+	s.pop(w, r, broker.PopRequest{Queue: r.PathValue("queue")})
+}
+
+// handlePopPartition answers GET /api/v1/pop/queue/{queue}/partition/{partition} (R21).
+func (s *Server) handlePopPartition(w http.ResponseWriter, r *http.Request) {
+	s.pop(w, r, broker.PopRequest{Queue: r.PathValue("queue"), Partition: r.PathValue("partition")})
+}
+
+// handlePopDiscovery answers GET /api/v1/pop?namespace=N&task=T (R22).
+func (s *Server) handlePopDiscovery(w http.ResponseWriter, r *http.Request) {
+	q := query(r.URL.Query())
+	req := broker.PopRequest{Discovery: true, Namespace: q.get("namespace"), Task: q.get("task")}
+	if req.Namespace == "" && req.Task == "" {
+		writeError(w, http.StatusBadRequest, "namespace or task is required for a discovery pop")
+		return
+	}
+	s.pop(w, r, req)
+}
+
+func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopRequest) {
+	if !req.Discovery && req.Queue == "" {
+		writeError(w, http.StatusBadRequest, "queue is required")
+		return
+	}
+	if err := parsePopQuery(query(r.URL.Query()), &req); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	res, err := s.engine.Pop(r.Context(), req)
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return // the client left; the engine leased nothing (R142)
+		}
+		writeFailure(w, err)
+		return
+	}
+	switch {
+	case len(res.Messages) > 0:
+		writeWith(w, http.StatusOK, func(b []byte) []byte { return appendPopResult(b, &res) })
+	case res.ConflatingEmpty:
+		writeBody(w, http.StatusOK, []byte(`{"messages":[]}`))
+	default:
+		writeNoContent(w)
+	}
+}
+
+// parsePopQuery validates every pop parameter on every pop route (R39), whether or not it
+// has an effect there.
+func parsePopQuery(q query, req *broker.PopRequest) error {
+	req.Group = q.get("consumerGroup")
+	if req.Group == broker.QueueMode {
+		req.Group = ""
+	}
+	batch, err := q.intIn("batch", 1, maxInt, 0, "must be a positive integer") // R30
+	if err != nil {
+		return err
+	}
+	partitions, err := q.intIn("partitions", 1, 64, 0, "must be an integer from 1 to 64") // R33
+	if err != nil {
+		return err
+	}
+	timeout, err := q.intIn("timeout", 0, 60000, 30000, "must be an integer from 0 to 60000 (milliseconds)") // R25, R26
+	if err != nil {
+		return err
+	}
+	lease, err := q.intIn("leaseSeconds", 1, maxInt32, 0, "must be a positive integer") // R35
+	if err != nil {
+		return err
+	}
+	req.Batch, req.Partitions, req.LeaseSeconds = int(batch), int(partitions), int(lease)
+	req.Timeout = time.Duration(timeout) * time.Millisecond
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{{"wait", &req.Wait}, {"autoAck", &req.AutoAck}, {"autopilot", &req.Autopilot}, {"conflation", &req.Conflation}} {
+		if *b.dst, err = q.boolean(b.name, false); err != nil {
+			return err
+		}
+	}
+	switch mode := q.get("subscriptionMode"); mode {
+	case "", "new", "all":
+		req.SubscriptionMode = mode
+	default: // new-only included (R106)
+		return badRequest("subscriptionMode must be new or all, got %q", mode)
+	}
+	if q.get("subscriptionFrom") == "now" {
+		req.FromNow = true
+	} else {
+		from, ok, err := q.timestamp("subscriptionFrom")
+		if err != nil {
+			return err
+		}
+		if ok {
+			req.SubscriptionFrom = &from
+		}
+	}
+	// R37: the checks that need no stored state; the engine refuses the stored-conflation case.
+	if req.Conflation && req.Group == "" {
+		return badRequest("conflation=true needs a consumerGroup")
+	}
+	if req.Conflation && req.AutoAck {
+		return badRequest("conflation=true cannot be combined with autoAck=true")
+	}
+	return nil
+}
+
+// appendPopResult writes §2.3's pop result.
+func appendPopResult(b []byte, res *broker.PopResult) []byte {
+	group := res.ConsumerGroup
+	if group == "" {
+		group = broker.QueueMode
+	}
+	b = append(b, `{"success":true,"queue":`...)
+	b = appendString(b, res.Queue)
+	b = append(b, `,"partition":`...)
+	b = appendString(b, res.Partition)
+	b = append(b, `,"partitionId":`...)
+	b = appendString(b, res.PartitionID)
+	b = append(b, `,"leaseId":`...)
+	b = appendString(b, res.LeaseID)
+	b = append(b, `,"consumerGroup":`...)
+	b = appendString(b, group)
+	b = append(b, `,"partitionsClaimed":`...)
+	b = strconv.AppendInt(b, int64(res.PartitionsClaimed), 10)
+	b = append(b, `,"messages":[`...)
+	for i := range res.Messages {
+		m := &res.Messages[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, m.ID)
+		b = append(b, `,"transactionId":`...)
+		b = appendString(b, m.TransactionID)
+		b = append(b, `,"traceId":`...)
+		b = appendNullableString(b, m.TraceID)
+		b = append(b, `,"data":`...)
+		b = appendRaw(b, m.Data, "{}")
+		b = append(b, `,"producerSub":null,"createdAt":`...)
+		b = appendTime(b, m.CreatedAt)
+		b = append(b, `,"partitionId":`...)
+		b = appendString(b, m.PartitionID)
+		b = append(b, `,"partition":`...)
+		b = appendString(b, m.Partition)
+		b = append(b, `,"leaseId":`...)
+		b = appendString(b, m.LeaseID)
+		b = append(b, `,"consumerGroup":`...)
+		mg := m.ConsumerGroup
+		if mg == "" {
+			mg = group
+		}
+		b = appendString(b, mg)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, m.Offset, 10)
+		b = append(b, `,"deliveryAttempt":`...)
+		b = strconv.AppendInt(b, int64(m.DeliveryAttempt), 10)
+		b = append(b, '}')
+	}
+	return append(b, "]}"...)
+}

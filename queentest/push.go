@@ -1,0 +1,151 @@
+package queentest
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/queenmq/queen-go/internal/broker"
+)
+
+// handlePush answers POST /api/v1/push: 201 with one result per item (R10), or 400 with
+// nothing stored (R11, R12).
+func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	items, err := decodePushItems(o["items"], "items")
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	var results []broker.PushResult
+	if len(items) > 0 {
+		results = s.engine.Push(items)
+	}
+	writeWith(w, http.StatusCreated, func(b []byte) []byte { return appendPushResults(b, results) })
+}
+
+// decodePushItems validates an items array all or nothing (R11, R12); path names it in errors.
+func decodePushItems(raw json.RawMessage, path string) ([]broker.PushItem, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, badRequest("items array is required")
+	}
+	var objs []object
+	if err := json.Unmarshal(raw, &objs); err != nil {
+		return nil, firstNonObject(raw, path)
+	}
+	items := make([]broker.PushItem, len(objs))
+	for i, o := range objs {
+		if o == nil { // a null element
+			return nil, badRequest("%s[%d] must be an object, got null", path, i)
+		}
+		if err := decodePushItem(o, &items[i], path+"["+strconv.Itoa(i)+"]"); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// firstNonObject names the array element that stopped the decoding.
+func firstNonObject(raw json.RawMessage, path string) error {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return badRequest("%s must be an array of objects: %v", path, err)
+	}
+	for i, e := range elems {
+		if len(e) == 0 || e[0] != '{' {
+			return badRequest("%s[%d] must be an object, got %s", path, i, kindOf(e))
+		}
+	}
+	return badRequest("%s must be an array of objects", path)
+}
+
+// decodePushItem checks one item; the first two texts are 0.15's, word for word (R11).
+func decodePushItem(o object, it *broker.PushItem, at string) error {
+	queue, ok, err := o.str("queue")
+	if err != nil || !ok {
+		return badRequest("Queue must be a string")
+	}
+	if queue == "" {
+		return badRequest("Queue must be a non-empty string (%s.queue)", at)
+	}
+	it.Queue = queue
+	if it.Partition, _, err = o.str("partition"); err != nil {
+		return badRequest("Partition must be a string")
+	}
+	if it.TransactionID, _, err = o.str("transactionId"); err != nil {
+		return badRequest("%s.transactionId must be a string or null, got %s", at, clip(o["transactionId"]))
+	}
+	trace, ok, err := o.str("traceId")
+	if err != nil {
+		return badRequest("%s.traceId must be a string or null, got %s", at, clip(o["traceId"]))
+	}
+	if ok {
+		if !isCanonicalUUID(trace) {
+			return badRequest("%s.traceId must be a UUID in canonical form, got %q", at, trace)
+		}
+		it.TraceID = &trace
+	}
+	if p, ok := o["payload"]; ok {
+		it.Payload = p // any JSON value, null included; absent is stored as {} (R12)
+	}
+	return nil
+}
+
+// isCanonicalUUID accepts the 8-4-4-4-12 hexadecimal form, in either case (R12).
+func isCanonicalUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// appendPushResults writes §2.3's push results: all eight keys, for queued and duplicate.
+func appendPushResults(b []byte, results []broker.PushResult) []byte {
+	b = append(b, '[')
+	for i := range results {
+		p := &results[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"index":`...)
+		b = strconv.AppendInt(b, int64(p.Index), 10)
+		b = append(b, `,"transaction_id":`...)
+		b = appendString(b, p.TransactionID)
+		b = append(b, `,"status":`...)
+		b = appendString(b, p.Status)
+		b = append(b, `,"message_id":`...)
+		b = appendString(b, p.MessageID)
+		b = append(b, `,"partition_id":`...)
+		b = appendString(b, p.PartitionID)
+		b = append(b, `,"trace_id":`...)
+		b = appendNullableString(b, p.TraceID)
+		b = append(b, `,"queueName":`...)
+		b = appendString(b, p.QueueName)
+		b = append(b, `,"offset":`...)
+		b = strconv.AppendInt(b, p.Offset, 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}

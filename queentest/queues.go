@@ -1,0 +1,17 @@
+package queentest
+
+import "net/http"
+
+// handleDeleteQueue answers DELETE /api/v1/resources/queues/{queue} (R141).
+func (s *Server) handleDeleteQueue(w http.ResponseWriter, r *http.Request) {
+	queue := r.PathValue("queue")
+	if err := s.engine.DeleteQueue(queue); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	writeWith(w, http.StatusOK, func(b []byte) []byte {
+		b = append(b, `{"deleted":true,"queue":`...)
+		b = appendString(b, queue)
+		return append(b, '}')
+	})
+}

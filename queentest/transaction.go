@@ -1,0 +1,115 @@
+package queentest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/queenmq/queen-go/internal/broker"
+)
+
+// handleTransaction answers POST /api/v1/transaction (R126–R130).
+func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	o, err := decodeObject(body)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	ops, rollback, err := decodeTransaction(o)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	var res broker.TxResult
+	if rollback != "" {
+		// An invalid push item rolls the transaction back before anything is applied (R127).
+		res = broker.TxResult{TransactionID: uuid.NewString(), Error: rollback}
+	} else {
+		res = s.engine.Transaction(ops)
+	}
+	writeJSON(w, http.StatusOK, transactionResponse(res))
+}
+
+// decodeTransaction reads the operations. A malformed request is an error (400, R129); an
+// invalid push item is a rollback reason "operation <n>: <why>" (200, R127).
+func decodeTransaction(o object) (ops []broker.TxOp, rollback string, err error) {
+	raw := o["operations"]
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, "", badRequest("operations array required")
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		return nil, "", badRequest("operations array required: %v", err)
+	}
+	if len(elems) == 0 {
+		return nil, "", badRequest("operations array cannot be empty")
+	}
+	ops = make([]broker.TxOp, len(elems))
+	for i, e := range elems {
+		at := "operations[" + strconv.Itoa(i) + "]"
+		op, err := asObject(e, at)
+		if err != nil {
+			return nil, "", err
+		}
+		typ, _, err := rawString(op["type"], at+".type")
+		if err != nil {
+			return nil, "", err
+		}
+		ops[i].Type = typ
+		switch typ {
+		case "ack":
+			if ops[i].Ack, err = decodeAckItem(op, "", at+"."); err != nil {
+				return nil, "", err
+			}
+		case "push":
+			items, perr := decodePushItems(op["items"], at+".items")
+			if perr != nil && rollback == "" {
+				rollback = fmt.Sprintf("operation %d: %s", i, perr.Error())
+			}
+			ops[i].Push = items
+		}
+	}
+	return ops, rollback, nil
+}
+
+type txResponse struct {
+	TransactionID string    `json:"transactionId"`
+	Success       bool      `json:"success"`
+	Error         *string   `json:"error,omitempty"`
+	Results       []txEntry `json:"results"`
+}
+
+// txEntry is one of §2.3's transaction results; ack and push entries have different keys.
+type txEntry map[string]any
+
+func transactionResponse(res broker.TxResult) txResponse {
+	out := txResponse{TransactionID: res.TransactionID, Success: res.Success, Results: []txEntry{}}
+	if !res.Success {
+		msg := res.Error
+		out.Error = &msg
+		return out // a rollback's results are empty
+	}
+	for _, e := range res.Results {
+		if e.Type == "ack" {
+			out.Results = append(out.Results, txEntry{
+				"index": e.Index, "type": "ack", "success": e.Success,
+				"transactionId": e.TransactionID, "partitionId": e.PartitionID,
+				"error": e.Error, "dlq": e.DLQ, "leaseReleased": e.LeaseReleased,
+			})
+			continue
+		}
+		out.Results = append(out.Results, txEntry{
+			"index": e.Index, "type": "push", "success": e.Success, "status": e.Status,
+			"transactionId": e.TransactionID, "messageId": e.MessageID,
+			"partitionId": e.PartitionID, "queueName": e.QueueName, "offset": e.Offset,
+		})
+	}
+	return out
+}
