@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
+)
+
+const defaultServer = "http://127.0.0.1:6632"
+
+var (
+	errHelp      = flag.ErrHelp
+	errHelpShown = errors.New("help shown")
+	// errReported is a failure already reported on stderr item by item (exit 1).
+	errReported = errors.New("failures reported")
+)
+
+// usageError is a bad command line (exit 2); command names the subcommand whose help to suggest.
+type usageError struct {
+	msg     string
+	command string
+}
+
+func (e usageError) Error() string { return e.msg }
+
+// commonFlags are accepted before the command and by every subcommand. They default to ""
+// so that flag help never prints the token; resolution happens in connect.
+type commonFlags struct {
+	server, token string
+	json          bool
+}
+
+func (a *app) newFlagSet(name string, c *commonFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by run, help by command.parse
+	fs.Usage = func() {}
+	fs.StringVar(&c.server, "server", "", "broker URL (default $QUEEN_URL, else "+defaultServer+")")
+	fs.StringVar(&c.token, "token", "", "bearer token (default $QUEEN_TOKEN)")
+	fs.BoolVar(&c.json, "json", false, "print JSON instead of a table")
+	return fs
+}
+
+// command is one subcommand: its flags and its help text.
+type command struct {
+	app      *app
+	name     string // "dlq list"
+	synopsis string // what follows "queenctl <name>"
+	about    string
+	fs       *flag.FlagSet
+	common   commonFlags
+}
+
+func (a *app) command(name, synopsis, about string) *command {
+	c := &command{app: a, name: name, synopsis: synopsis, about: about}
+	c.fs = a.newFlagSet(name, &c.common)
+	return c
+}
+
+// parse parses flags wherever they appear among the positional arguments (so that
+// "queue configure Q --lease-time 30s" works); after "--" everything is positional.
+func (c *command) parse(args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			if errors.Is(err, errHelp) {
+				c.printHelp()
+				return nil, errHelpShown
+			}
+			return nil, c.usagef("%s: %v", c.name, err)
+		}
+		rest := c.fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+func (c *command) printHelp() {
+	w := c.app.stdout
+	fmt.Fprintf(w, "Usage: queenctl %s %s\n\n%s\n\nFlags:\n", c.name, c.synopsis, c.about)
+	c.fs.SetOutput(w)
+	c.fs.PrintDefaults()
+	c.fs.SetOutput(io.Discard)
+}
+
+func (c *command) usagef(format string, args ...any) error {
+	return usageError{msg: fmt.Sprintf(format, args...), command: c.name}
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func (c *command) flagSet(name string) bool {
+	found := false
+	c.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// jsonOut reports whether --json was given before or after the command.
+func (c *command) jsonOut() bool { return c.common.json || c.app.global.json }
+
+// connect builds the client from --server/--token, else QUEEN_URL/QUEEN_TOKEN, else the default.
+func (c *command) connect() (*admin.Admin, func(), error) {
+	server := firstNonEmpty(c.common.server, c.app.global.server, c.app.getenv("QUEEN_URL"), defaultServer)
+	token := firstNonEmpty(c.common.token, c.app.global.token, c.app.getenv("QUEEN_TOKEN"))
+	var opts []queen.Option
+	if token != "" {
+		opts = append(opts, queen.WithToken(token))
+	}
+	client, err := queen.New(server, opts...)
+	if err != nil {
+		return nil, nil, c.usagef("invalid server %q: %v", server, err)
+	}
+	return admin.New(client), func() { _ = client.Close() }, nil
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
