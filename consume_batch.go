@@ -1,0 +1,170 @@
+package queen
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+)
+
+// leasedBatch is the messages one pop leased in one partition: handled by one goroutine, in
+// offset order, and acked with one request.
+type leasedBatch struct {
+	msgs     []*Message
+	deadline *leaseDeadline // shared by the partitions of the pop
+	lost     atomic.Bool    // a renewal was refused: nothing more is handled or acked
+}
+
+// start runs b on one of the goroutine tokens taken for it.
+func (l *consumer) start(b *leasedBatch) {
+	l.idle.started()
+	l.workers.Go(func() {
+		defer func() {
+			l.held.Add(-int64(len(b.msgs)))
+			l.idle.ended()
+			l.giveBack(1)
+			select {
+			case l.workerExit <- struct{}{}:
+			default:
+			}
+		}()
+		l.handle(b)
+	})
+}
+
+// handle calls the handler on b's messages and sends their acks, unless the lease was lost.
+func (l *consumer) handle(b *leasedBatch) {
+	ctx, cancel := context.WithCancelCause(l.handlerCtx)
+	defer cancel(nil)
+	first := b.msgs[0]
+	if l.renew && first.LeaseID != "" {
+		untrack := l.c.renewer.track(l.c, first.LeaseID, l.renewEvery, l.renewExtend, &leaseHolder{
+			extended: b.deadline.extend,
+			lost: func() {
+				b.lost.Store(true)
+				cancel(ErrLeaseLost)
+			},
+			failed: func(err error) { l.log.renewFailed(first, err) },
+		})
+		defer untrack()
+	}
+
+	var items []AckItem
+	if l.h.each != nil {
+		items = l.handleEach(ctx, b)
+	} else {
+		items = l.handleAll(ctx, b)
+	}
+	if b.lost.Load() {
+		l.log.leaseLost(first)
+		return // the broker has taken the batch back; an ack would be refused (R117)
+	}
+	l.send(items)
+}
+
+// handleEach calls the handler once per message and returns the acks to send.
+func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) []AckItem {
+	var items []AckItem
+	for i, m := range b.msgs {
+		if b.lost.Load() {
+			return nil
+		}
+		if !l.mayStart(b, m) || l.reserve(1) == 0 {
+			return append(items, releaseItem(b.msgs[i:])...)
+		}
+		err := l.call(m, 1, func() error { return l.h.each(ctx, m) })
+		if b.lost.Load() {
+			return nil
+		}
+		if err != nil {
+			l.log.handlerFailed(m, err)
+		} else if !l.autoAck {
+			continue // the handler settles its messages itself
+		}
+		status, text := outcome(err)
+		if !m.markSettled() {
+			continue // the handler settled it already
+		}
+		items = append(items, AckItem{Message: m, Status: status, Error: text})
+		if endsLease(status) {
+			return items // the later messages come back with this one; ack none of them (O18)
+		}
+	}
+	return items
+}
+
+// handleAll hands the batch to the handler in one call and returns the acks to send.
+func (l *consumer) handleAll(ctx context.Context, b *leasedBatch) []AckItem {
+	first := b.msgs[0]
+	if !l.mayStart(b, first) {
+		return releaseItem(b.msgs)
+	}
+	n := l.reserve(len(b.msgs))
+	if n == 0 {
+		return releaseItem(b.msgs)
+	}
+	take := b.msgs[:n:n]
+	err := l.call(first, n, func() error { return l.h.batch(ctx, take) })
+	if b.lost.Load() {
+		return nil
+	}
+	if err != nil {
+		l.log.handlerFailed(first, err)
+	}
+	var items []AckItem
+	if err != nil || l.autoAck {
+		status, text := outcome(err)
+		for _, m := range take {
+			if !m.markSettled() {
+				continue
+			}
+			items = append(items, AckItem{Message: m, Status: status, Error: text})
+			if endsLease(status) {
+				return items // the rest of the batch comes back with it (O18)
+			}
+		}
+	}
+	if n < len(b.msgs) {
+		items = append(items, releaseItem(b.msgs[n:])...) // beyond Limit
+	}
+	return items
+}
+
+// mayStart reports whether m may be handed to the handler: the loop is not stopping and m's
+// lease has not run out.
+func (l *consumer) mayStart(b *leasedBatch, m *Message) bool {
+	if l.stopping() {
+		return false
+	}
+	if b.deadline.expired(l.c.renewer.now()) {
+		l.log.leaseRanOut(m)
+		return false
+	}
+	return true
+}
+
+// call runs the handler, measuring it, and turns a panic into a *PanicError. It is the one
+// place where a handler's panic is recovered.
+func (l *consumer) call(m *Message, n int, fn func() error) (err error) {
+	started := time.Now()
+	defer func() {
+		l.pace.observe(n, time.Since(started))
+		if v := recover(); v != nil {
+			p := newPanicError(v)
+			l.log.panicked(m, p)
+			err = p
+		}
+	}()
+	return fn()
+}
+
+// releaseItem gives back msgs, unhandled, with one retry on the first: that ends the lease and
+// redelivers them all at once (R71), with nothing acked above it (O18).
+func releaseItem(msgs []*Message) []AckItem {
+	if len(msgs) == 0 || !msgs[0].markSettled() {
+		return nil
+	}
+	return []AckItem{{Message: msgs[0], Status: StatusRetry}}
+}
+
+// endsLease reports whether an ack status ends the lease and redelivers what is above it.
+func endsLease(s Status) bool { return s == StatusFailed || s == StatusRetry }
