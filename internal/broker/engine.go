@@ -1,8 +1,10 @@
 package broker
 
 import (
-	"context"
+	"sync"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Clock is where the engine reads time and schedules lease expiries.
@@ -17,53 +19,102 @@ type Timer interface{ Stop() bool }
 
 // Engine is the broker's state. Every method is safe for concurrent use and applies as one
 // atomic step (R124).
-type Engine struct{}
+type Engine struct {
+	mu    sync.Mutex
+	clock Clock
+
+	queues       map[string]*queue
+	partitions   map[string]*partition // by partition id
+	queueSeq     int64
+	partitionSeq int64
+	seq          int64 // messages stored so far, engine-wide
+
+	leases  map[string]*lease  // live leases by id
+	expired map[string]*queue  // leases whose last held partition ended by expiry (R63)
+	dead    map[string]*deadLetter
+	deadBy  map[deadKey]*deadLetter
+
+	waiting   map[string][]*waiter // by queue name, in arrival order (R24)
+	waitCount map[groupKey]int     // waiting pops per (queue, group), for autopilot (R34)
+	wake      map[string]struct{}  // queues whose waiting pops need a fresh look
+	closed    bool
+}
+
+type groupKey struct{ queue, group string }
 
 // New returns an empty broker that reads time from clock.
-func New(clock Clock) *Engine { return &Engine{} }
+func New(clock Clock) *Engine {
+	return &Engine{
+		clock:      clock,
+		queues:     make(map[string]*queue),
+		partitions: make(map[string]*partition),
+		leases:     make(map[string]*lease),
+		expired:    make(map[string]*queue),
+		dead:       make(map[string]*deadLetter),
+		deadBy:     make(map[deadKey]*deadLetter),
+		waiting:    make(map[string][]*waiter),
+		waitCount:  make(map[groupKey]int),
+		wake:       make(map[string]struct{}),
+	}
+}
+
+// now is the engine's time at the microsecond precision the wire carries (§2.1).
+func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// unlock serves the waiting pops that the step just applied may satisfy, then releases the
+// engine. Every mutating method ends with it.
+func (e *Engine) unlock() {
+	for len(e.wake) > 0 {
+		for name := range e.wake {
+			delete(e.wake, name)
+			e.serveWaiters(name)
+			break
+		}
+	}
+	e.mu.Unlock()
+}
+
+// markWake asks unlock to re-evaluate the pops waiting on the named queue.
+func (e *Engine) markWake(name string) {
+	if len(e.waiting[name]) > 0 {
+		e.wake[name] = struct{}{}
+	}
+}
 
 // Close answers every waiting pop with its empty result at once; later pops do not wait.
-func (e *Engine) Close() {}
-
-// Configure creates or reconfigures a queue (R5).
-func (e *Engine) Configure(r ConfigureRequest) ConfigureResult { return ConfigureResult{} }
-
-// Push stores validated items (R1–R13, R17) and wakes the pops they satisfy.
-func (e *Engine) Push(items []PushItem) []PushResult { return nil }
-
-// Pop leases messages (R20–R45), waiting on real time when r.Wait. A ctx done before the answer
-// abandons the pop and leases nothing (R142). A *BadRequest refuses it (R37).
-func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) { return PopResult{}, nil }
-
-// Ack applies items as one batch ack (R66–R89); results come back in item order.
-func (e *Engine) Ack(items []AckItem) []AckResult { return nil }
-
-// Extend renews a lease (R61–R65); seconds is positive.
-func (e *Engine) Extend(leaseID string, seconds int) ExtendResult { return ExtendResult{} }
-
-// Transaction applies ack and push operations all or nothing (R126–R130).
-func (e *Engine) Transaction(ops []TxOp) TxResult { return TxResult{} }
-
-// DeadLetters lists dead letters (R98) and the count of matches before Limit/Offset.
-func (e *Engine) DeadLetters(q DLQQuery) (list []DeadLetter, total int) { return nil, 0 }
-
-// Replay pushes a dead letter back as dlq:<id> (R99, R100).
-func (e *Engine) Replay(id string) (ReplayResult, error) {
-	return ReplayResult{}, ErrDeadLetterNotFound
+func (e *Engine) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.closed = true
+	for name, list := range e.waiting {
+		for _, w := range list {
+			e.answer(w, e.emptyResult(w.req.Queue, w.group, &w.req), nil, nil)
+		}
+		delete(e.waiting, name)
+	}
+	clear(e.waitCount)
+	for _, l := range e.leases {
+		if l.timer != nil {
+			l.timer.Stop()
+		}
+	}
 }
 
-// DeleteDeadLetter removes a dead letter (R101).
-func (e *Engine) DeleteDeadLetter(id string) error { return ErrDeadLetterNotFound }
-
-// Seek moves a group's cursors on a queue to ts, or to the end (R110–R115).
-func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
-	return SeekResult{}, ErrQueueNotFound
+// WaitingPops is how many pops are waiting right now; tests use it to know a long poll is parked.
+func (e *Engine) WaitingPops() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, list := range e.waiting {
+		n += len(list)
+	}
+	return n
 }
 
-// DeleteGroup forgets a group on one queue, or on every queue when queue is "" (R143).
-func (e *Engine) DeleteGroup(group, queue string, deleteMetadata bool) (deletedPartitions int, err error) {
-	return 0, ErrGroupNotFound
+func newMessageID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
 }
-
-// DeleteQueue removes a queue and all its state (R141).
-func (e *Engine) DeleteQueue(queue string) error { return ErrQueueNotFound }

@@ -1,0 +1,134 @@
+package broker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// R1, R2, R6–R10, R14, R15, R17: push creates queues and partitions, numbers offsets, dedups.
+func TestPushCreatesAndNumbers_R1_R2_R6_R7_R8_R9_R10_R14_R15_R17(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	res := f.e.Push([]PushItem{
+		{Queue: "q", TransactionID: "a"},
+		{Queue: "q", TransactionID: "b"},
+		{Queue: "q", TransactionID: "a"},                // duplicate within one push (R8)
+		{Queue: "q", Partition: "p2", TransactionID: "a"}, // another partition (R7)
+		{Queue: "q"},                                    // generated transactionId (R9)
+	})
+	require.Len(t, res, 5)
+	for i, r := range res {
+		assert.Equal(t, i, r.Index)
+		assert.Equal(t, "q", r.QueueName)
+	}
+	assert.Equal(t, []string{"queued", "queued", "duplicate", "queued", "queued"},
+		[]string{res[0].Status, res[1].Status, res[2].Status, res[3].Status, res[4].Status})
+	assert.Equal(t, int64(0), res[0].Offset)
+	assert.Equal(t, int64(1), res[1].Offset)
+	assert.Equal(t, res[0].MessageID, res[2].MessageID)
+	assert.Equal(t, res[0].PartitionID, res[2].PartitionID)
+	assert.Equal(t, int64(0), res[2].Offset)
+	assert.NotEqual(t, res[0].PartitionID, res[3].PartitionID)
+	assert.Equal(t, int64(0), res[3].Offset)
+	assert.Equal(t, int64(2), res[4].Offset, "a duplicate consumes no offset (R17)")
+	assert.NotEmpty(t, res[4].TransactionID)
+
+	again := f.push("q", "", "b")
+	assert.Equal(t, "duplicate", again[0].Status)
+	assert.Equal(t, int64(1), again[0].Offset)
+	assert.Empty(t, f.e.Push(nil))
+}
+
+// R12, R44: an absent payload is stored as {}; data comes back unchanged.
+func TestPayloadStoredUnchanged_R12_R44(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.e.Push([]PushItem{{Queue: "q", TransactionID: "none"}, {Queue: "q", TransactionID: "arr", Payload: []byte(`[1, 2]`)}})
+	res := f.pop(PopRequest{Queue: "q", Batch: 10})
+	require.Len(t, res.Messages, 2)
+	assert.JSONEq(t, `{}`, string(res.Messages[0].Data))
+	assert.Equal(t, `[1, 2]`, string(res.Messages[1].Data))
+}
+
+// R16, R20, R23, R29, R40, R42, R43, R50: a queue-mode pop leases a contiguous run in order.
+func TestPopLeasesInOffsetOrder_R16_R20_R23_R29_R40_R42_R43_R50(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	pushed := f.push("q", "", "a", "b", "c")
+	res := f.pop(PopRequest{Queue: "q", Batch: 2})
+	require.Len(t, res.Messages, 2)
+	assert.Equal(t, []string{"a", "b"}, txIDs(res.Messages))
+	assert.Equal(t, []int64{0, 1}, offsets(res.Messages))
+	assert.Equal(t, []int{1, 1}, attempts(res.Messages))
+	assert.NotEmpty(t, res.LeaseID)
+	assert.Equal(t, QueueMode, res.ConsumerGroup)
+	assert.Equal(t, "q", res.Queue)
+	assert.Equal(t, "Default", res.Partition)
+	assert.Equal(t, pushed[0].PartitionID, res.PartitionID)
+	assert.Equal(t, 1, res.PartitionsClaimed)
+	m := res.Messages[0]
+	assert.Equal(t, pushed[0].MessageID, m.ID)
+	assert.Equal(t, res.LeaseID, m.LeaseID)
+	assert.Equal(t, QueueMode, m.ConsumerGroup)
+	assert.Equal(t, epoch, m.CreatedAt)
+
+	// R49: the partition is leased, so the group gets nothing more.
+	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages)
+	// R23: naming __QUEUE_MODE__ is the same group.
+	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: QueueMode}).Messages)
+}
+
+// R41, R45: unknown queues and partitions answer empty and create nothing.
+func TestPopUnknownQueueCreatesNothing_R41_R45(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	assert.Empty(t, f.pop(PopRequest{Queue: "nope"}).Messages)
+	f.push("q", "", "a")
+	assert.Empty(t, f.pop(PopRequest{Queue: "q", Partition: "nope"}).Messages)
+	assert.ErrorIs(t, f.e.DeleteQueue("nope"), ErrQueueNotFound)
+	f.e.mu.Lock()
+	defer f.e.mu.Unlock()
+	assert.Len(t, f.e.queues, 1)
+	assert.Len(t, f.e.queues["q"].parts, 1)
+}
+
+// R53, R67: a completed ack on the last message ends the lease at once.
+func TestCompletedOnLastEndsLease_R53_R67(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b", "c")
+	res := f.pop(PopRequest{Queue: "q", Batch: 2})
+	out := f.ack(ackOf(res.Messages[1], "completed"))
+	require.True(t, out[0].Success, errText(out[0].Error))
+	assert.True(t, out[0].LeaseReleased)
+	assert.Equal(t, "q", *out[0].QueueName)
+	assert.Equal(t, "Default", *out[0].PartitionName)
+	next := f.pop(PopRequest{Queue: "q", Batch: 5})
+	assert.Equal(t, []string{"c"}, txIDs(next.Messages))
+}
+
+// R54, R57: an expired lease frees the partition and redelivers with deliveryAttempt+1.
+func TestLeaseExpiryRedelivers_R54_R55_R57(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b")
+	res := f.pop(PopRequest{Queue: "q", Batch: 2, LeaseSeconds: 10})
+	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages)
+	f.clock.Advance(9 * time.Second)
+	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages)
+	f.clock.Advance(time.Second)
+	again := f.pop(PopRequest{Queue: "q", Batch: 2})
+	assert.Equal(t, []string{"a", "b"}, txIDs(again.Messages))
+	assert.Equal(t, []int{2, 2}, attempts(again.Messages))
+	assert.NotEqual(t, res.LeaseID, again.LeaseID)
+	// R117: the old lease is refused now.
+	out := f.ack(ackOf(res.Messages[0], "completed"))
+	assert.Equal(t, "Invalid or expired lease", errText(out[0].Error))
+	// R63: and cannot be extended.
+	ext := f.e.Extend(res.LeaseID, 30)
+	assert.False(t, ext.Success)
+	assert.Equal(t, "Lease already expired", errText(ext.Error))
+}

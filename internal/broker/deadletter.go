@@ -1,0 +1,125 @@
+package broker
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// deadLetter records that a group gave up on a message (R94); one per (message, group).
+type deadLetter struct {
+	id         string
+	p          *partition
+	off        int64
+	group      string
+	errMsg     string
+	retryCount int
+	failedAt   time.Time
+}
+
+type deadKey struct {
+	p     *partition
+	off   int64
+	group string
+}
+
+const defaultDeadLetterError = "Retries exhausted" // R95
+
+// fileDeadLetter records the message for the group unless the queue drops them (R93, R94).
+func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool {
+	if !gc.p.q.deadLetterQueue {
+		return false
+	}
+	if errText == "" {
+		errText = defaultDeadLetterError
+	}
+	key := deadKey{gc.p, off, gc.group}
+	d := e.deadBy[key]
+	if d == nil {
+		d = &deadLetter{id: uuid.NewString(), p: gc.p, off: off, group: gc.group}
+		e.dead[d.id] = d
+		e.deadBy[key] = d
+	}
+	d.errMsg, d.retryCount, d.failedAt = errText, gc.retries, e.now()
+	return true
+}
+
+func (e *Engine) dropDeadLetter(d *deadLetter) {
+	delete(e.dead, d.id)
+	delete(e.deadBy, deadKey{d.p, d.off, d.group})
+}
+
+func (d *deadLetter) view() DeadLetter {
+	m := &d.p.msgs[d.off]
+	return DeadLetter{
+		ID: d.id, MessageID: m.id, TransactionID: m.txID, PartitionID: d.p.id,
+		Queue: d.p.q.name, Partition: d.p.name, ConsumerGroup: d.group,
+		ErrorMessage: d.errMsg, RetryCount: d.retryCount, Data: m.data, TraceID: m.traceID,
+		CreatedAt: m.createdAt, FailedAt: d.failedAt,
+	}
+}
+
+// DeadLetters lists dead letters (R98) and the count of matches before Limit/Offset.
+func (e *Engine) DeadLetters(q DLQQuery) (list []DeadLetter, total int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var matches []*deadLetter
+	for _, d := range e.dead {
+		if (q.Queue != "" && d.p.q.name != q.Queue) || (q.Group != "" && d.group != q.Group) ||
+			(q.Partition != "" && d.p.name != q.Partition) ||
+			(q.From != nil && d.failedAt.Before(*q.From)) || (q.To != nil && d.failedAt.After(*q.To)) {
+			continue
+		}
+		matches = append(matches, d)
+	}
+	slices.SortFunc(matches, func(a, b *deadLetter) int {
+		if c := b.failedAt.Compare(a.failedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	total = len(matches)
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	start := min(max(q.Offset, 0), total)
+	end := min(start+limit, total)
+	list = make([]DeadLetter, 0, end-start)
+	for _, d := range matches[start:end] {
+		list = append(list, d.view())
+	}
+	return list, total
+}
+
+// Replay pushes a dead letter back as dlq:<id> (R99, R100).
+func (e *Engine) Replay(id string) (ReplayResult, error) {
+	e.mu.Lock()
+	defer e.unlock()
+	d := e.dead[id]
+	if d == nil {
+		return ReplayResult{}, ErrDeadLetterNotFound
+	}
+	txID := "dlq:" + id
+	off, ok := d.p.byTx[txID]
+	if !ok {
+		m := &d.p.msgs[d.off]
+		off = e.store(d.p, txID, m.traceID, m.data)
+	}
+	e.dropDeadLetter(d)
+	return ReplayResult{ID: id, TransactionID: txID, PartitionID: d.p.id, Offset: off}, nil
+}
+
+// DeleteDeadLetter removes a dead letter (R101).
+func (e *Engine) DeleteDeadLetter(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.dead[id]
+	if d == nil {
+		return ErrDeadLetterNotFound
+	}
+	e.dropDeadLetter(d)
+	return nil
+}

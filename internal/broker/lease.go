@@ -1,0 +1,162 @@
+package broker
+
+import "time"
+
+// lease is one pop's hold, for one group, on the leased batch of each partition it claimed
+// (R32, R50). It ends per partition (R53, R69, R71, R111) or everywhere at expiry (R54).
+type lease struct {
+	id       string
+	q        *queue
+	meta     *groupMeta
+	created  time.Time
+	duration time.Duration
+	expires  time.Time
+	timer    Timer
+	gen      int // which scheduled timer is current
+
+	holds []*cursorState
+	held  int // partitions still held
+	ended bool
+
+	autopilotB int  // the autopilot batch size B when the pop took exactly B messages (R34)
+	spoiled    bool // a partition ended otherwise than by its cursor reaching the batch end
+}
+
+type endReason uint8
+
+const (
+	endReached  endReason = iota // the cursor reached the batch end (R53)
+	endReleased                  // failed, retry, seek, group deletion
+	endExpired                   // R54
+)
+
+var (
+	errLeaseNotFound       = "Lease not found"
+	errLeaseAlreadyExpired = "Lease already expired"
+)
+
+// schedule (re)arms the expiry timer; a timer armed earlier is ignored when it fires.
+func (e *Engine) schedule(l *lease) {
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	l.gen++
+	gen := l.gen
+	l.timer = e.clock.AfterFunc(l.expires.Sub(e.now()), func() { e.onLeaseTimer(l, gen) })
+}
+
+func (e *Engine) onLeaseTimer(l *lease, gen int) {
+	e.mu.Lock()
+	defer e.unlock()
+	if l.ended || gen != l.gen {
+		return
+	}
+	if !e.expireIfDue(l) {
+		e.schedule(l)
+	}
+}
+
+// expireIfDue ends l everywhere when its expiry has come, and reports whether it did.
+func (e *Engine) expireIfDue(l *lease) bool {
+	if l.ended {
+		return true
+	}
+	if e.now().Before(l.expires) {
+		return false
+	}
+	for _, gc := range l.holds {
+		if gc.lease == l {
+			e.endHold(gc, endExpired)
+		}
+	}
+	return true
+}
+
+// liveLease is the live lease of (partition, group), expiring it first if its time has come.
+func (e *Engine) liveLease(gc *cursorState) *lease {
+	if gc == nil || gc.lease == nil || e.expireIfDue(gc.lease) {
+		return nil
+	}
+	return gc.lease
+}
+
+// endHold ends the lease's hold on one partition, and the lease itself with its last hold.
+func (e *Engine) endHold(gc *cursorState, why endReason) {
+	l := gc.lease
+	gc.lease = nil
+	l.held--
+	if why != endReached {
+		l.spoiled = true
+	}
+	e.markWake(l.q.name)
+	if l.held > 0 {
+		return
+	}
+	l.ended = true
+	delete(e.leases, l.id)
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	switch why {
+	case endExpired:
+		e.expired[l.id] = l.q
+		l.meta.halveBatch()
+	case endReached:
+		if !l.spoiled && e.now().Sub(l.created) <= l.duration/2 {
+			l.meta.doubleBatch(l.autopilotB)
+		}
+	}
+}
+
+// endIfReached ends the hold once the cursor has reached the batch end (R53).
+func (e *Engine) endIfReached(gc *cursorState) bool {
+	if gc.lease != nil && gc.cursor >= gc.last {
+		e.endHold(gc, endReached)
+		return true
+	}
+	return false
+}
+
+// release ends the hold without the cursor moving (R69, R71, R111).
+func (e *Engine) release(gc *cursorState) bool {
+	if gc.lease == nil {
+		return false
+	}
+	e.endHold(gc, endReleased)
+	return true
+}
+
+// forgetLease drops a lease whose id must become unknown (R141, R143).
+func (e *Engine) forgetLease(l *lease) {
+	for _, gc := range l.holds {
+		if gc.lease == l {
+			gc.lease = nil
+		}
+	}
+	l.held, l.ended = 0, true
+	delete(e.leases, l.id)
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	e.markWake(l.q.name)
+}
+
+// Extend renews a lease (R61–R65); seconds is positive.
+func (e *Engine) Extend(leaseID string, seconds int) ExtendResult {
+	e.mu.Lock()
+	defer e.unlock()
+	l := e.leases[leaseID]
+	if l == nil || e.expireIfDue(l) {
+		msg := &errLeaseNotFound
+		if _, ok := e.expired[leaseID]; ok {
+			msg = &errLeaseAlreadyExpired
+		}
+		return ExtendResult{LeaseID: leaseID, Error: msg}
+	}
+	if want := e.now().Add(time.Duration(seconds) * time.Second); want.After(l.expires) {
+		l.expires = want
+		e.schedule(l)
+	}
+	expires := l.expires
+	return ExtendResult{LeaseID: leaseID, Success: true, ExpiresAt: &expires}
+}

@@ -1,0 +1,68 @@
+package broker
+
+import (
+	"encoding/json"
+	"sort"
+	"time"
+)
+
+// storedMessage is one message in its partition's log; its offset is its index (R14, R15).
+type storedMessage struct {
+	id        string
+	txID      string
+	traceID   *string
+	data      json.RawMessage
+	createdAt time.Time
+	seq       int64 // engine-wide store order, for "new" starts (R103)
+}
+
+// partition is an append-only log with a transactionId index and one cursor per group.
+type partition struct {
+	id, name string
+	q        *queue
+	order    int64 // creation order, the tie-break between ready partitions (R19)
+	msgs     []storedMessage
+	byTx     map[string]int64
+	groups   map[string]*cursorState
+}
+
+func (p *partition) lastOffset() int64 { return int64(len(p.msgs)) - 1 }
+
+// firstAtOrAfter is the offset of the first message created at or after t; createdAt never
+// decreases with offset (R139), so the answer splits the log in two.
+func (p *partition) firstAtOrAfter(t time.Time) int64 {
+	return int64(sort.Search(len(p.msgs), func(i int) bool { return !p.msgs[i].createdAt.Before(t) }))
+}
+
+// firstAfterSeq is the offset of the first message stored after the engine-wide step seq.
+func (p *partition) firstAfterSeq(seq int64) int64 {
+	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].seq > seq }))
+}
+
+var emptyPayload = json.RawMessage("{}")
+
+// store appends a message; offset and createdAt are assigned in this step (R13, R125, R139).
+func (e *Engine) store(p *partition, txID string, traceID *string, data json.RawMessage) int64 {
+	now := e.now()
+	if n := len(p.msgs); n > 0 && now.Before(p.msgs[n-1].createdAt) {
+		now = p.msgs[n-1].createdAt
+	}
+	e.seq++
+	off := int64(len(p.msgs))
+	p.msgs = append(p.msgs, storedMessage{
+		id: newMessageID(), txID: txID, traceID: traceID, data: data, createdAt: now, seq: e.seq,
+	})
+	p.byTx[txID] = off
+	e.markWake(p.q.name)
+	return off
+}
+
+// handedOut builds the wire view of the message at off.
+func (p *partition) handedOut(off int64, leaseID, group string, attempt int) Message {
+	m := &p.msgs[off]
+	return Message{
+		ID: m.id, TransactionID: m.txID, TraceID: m.traceID, Data: m.data, CreatedAt: m.createdAt,
+		PartitionID: p.id, Partition: p.name, LeaseID: leaseID, ConsumerGroup: group,
+		Offset: off, DeliveryAttempt: attempt,
+	}
+}

@@ -1,0 +1,122 @@
+package broker
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Defaults of a queue created by a push or configured without options (R3, R4, R5).
+const (
+	defaultLeaseSeconds = 60
+	defaultRetryLimit   = 3
+	defaultPartition    = "Default"
+)
+
+// queue holds its options, its partitions in creation order and each group's stored start.
+type queue struct {
+	id, name, namespace, task string
+	order                     int64
+
+	leaseTime       int // seconds; 0 means 60 (R60)
+	retryLimit      int
+	deadLetterQueue bool
+	options         map[string]json.RawMessage
+
+	parts  []*partition
+	byName map[string]*partition
+	groups map[string]*groupMeta
+}
+
+// queueFor returns the named queue, creating it with the push defaults (R1, R3, R4).
+func (e *Engine) queueFor(name string) *queue {
+	if q := e.queues[name]; q != nil {
+		return q
+	}
+	e.queueSeq++
+	q := &queue{
+		id:              uuid.NewString(),
+		name:            name,
+		order:           e.queueSeq,
+		leaseTime:       defaultLeaseSeconds,
+		retryLimit:      defaultRetryLimit,
+		deadLetterQueue: true,
+		byName:          make(map[string]*partition),
+		groups:          make(map[string]*groupMeta),
+	}
+	e.queues[name] = q
+	return q
+}
+
+// partitionFor returns the named partition of q, creating it (R2); "" names Default.
+func (e *Engine) partitionFor(q *queue, name string) *partition {
+	if name == "" {
+		name = defaultPartition
+	}
+	if p := q.byName[name]; p != nil {
+		return p
+	}
+	e.partitionSeq++
+	p := &partition{
+		id:     uuid.NewString(),
+		name:   name,
+		q:      q,
+		order:  e.partitionSeq,
+		byTx:   make(map[string]int64),
+		groups: make(map[string]*cursorState),
+	}
+	q.parts = append(q.parts, p)
+	q.byName[name] = p
+	e.partitions[p.id] = p
+	e.markWake(q.name)
+	return p
+}
+
+// leaseDuration is a pop's lease: leaseSeconds when sent, else the queue's leaseTime (R59, R60).
+func (q *queue) leaseDuration(leaseSeconds int) time.Duration {
+	s := leaseSeconds
+	if s <= 0 {
+		s = q.leaseTime
+	}
+	if s <= 0 {
+		s = defaultLeaseSeconds
+	}
+	return time.Duration(s) * time.Second
+}
+
+// Configure creates or reconfigures a queue (R5). Options are replaced, not merged.
+func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
+	e.mu.Lock()
+	defer e.unlock()
+	q := e.queueFor(r.Queue)
+	p := e.partitionFor(q, defaultPartition)
+	q.namespace, q.task = r.Namespace, r.Task
+	q.leaseTime, q.retryLimit, q.deadLetterQueue = defaultLeaseSeconds, defaultRetryLimit, true
+	if r.LeaseTime != nil {
+		q.leaseTime = *r.LeaseTime
+	}
+	if r.RetryLimit != nil {
+		q.retryLimit = *r.RetryLimit
+	}
+	if r.DeadLetterQueue != nil {
+		q.deadLetterQueue = *r.DeadLetterQueue
+	}
+	opts := make(map[string]json.RawMessage, len(r.Options)+3)
+	for k, v := range r.Options {
+		opts[k] = v
+	}
+	opts["leaseTime"] = json.RawMessage(strconv.Itoa(q.leaseTime))
+	opts["retryLimit"] = json.RawMessage(strconv.Itoa(q.retryLimit))
+	opts["deadLetterQueue"] = json.RawMessage(strconv.FormatBool(q.deadLetterQueue))
+	q.options = opts
+	echo := make(map[string]json.RawMessage, len(opts))
+	for k, v := range opts {
+		echo[k] = v
+	}
+	return ConfigureResult{
+		QueueID: q.id, PartitionID: p.id, Queue: q.name,
+		Namespace: q.namespace, Task: q.task, Options: echo,
+	}
+}

@@ -1,0 +1,37 @@
+package broker
+
+import "time"
+
+// Seek moves a group's cursors on a queue to ts, or to the end (R110–R115).
+func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
+	e.mu.Lock()
+	defer e.unlock()
+	q := e.queues[queue]
+	if q == nil {
+		return SeekResult{}, ErrQueueNotFound
+	}
+	if group == "" {
+		group = QueueMode
+	}
+	m := q.groups[group]
+	if m == nil {
+		m = &groupMeta{batch: minAutopilotBatch, start: startNew, seq: e.seq}
+		if !toEnd {
+			m.start, m.from = startFrom, ts.UTC()
+		}
+		q.groups[group] = m
+	}
+	m.decidedBy = nil
+	for _, p := range q.parts {
+		gc := e.cursorOf(p, group, m)
+		e.release(gc) // the in-flight batch is abandoned, not acked (R111)
+		if toEnd {
+			gc.cursor = p.lastOffset()
+		} else {
+			gc.cursor = p.firstAtOrAfter(ts) - 1 // before the first message: read from it (R115)
+		}
+		gc.retries = 0
+	}
+	e.markWake(q.name)
+	return SeekResult{PartitionsUpdated: len(q.parts)}, nil
+}
