@@ -15,9 +15,9 @@ func TestPushCreatesAndNumbers_R1_R2_R6_R7_R8_R9_R10_R14_R15_R17(t *testing.T) {
 	res := f.e.Push([]PushItem{
 		{Queue: "q", TransactionID: "a"},
 		{Queue: "q", TransactionID: "b"},
-		{Queue: "q", TransactionID: "a"},                // duplicate within one push (R8)
+		{Queue: "q", TransactionID: "a"},                  // duplicate within one push (R8)
 		{Queue: "q", Partition: "p2", TransactionID: "a"}, // another partition (R7)
-		{Queue: "q"},                                    // generated transactionId (R9)
+		{Queue: "q"}, // generated transactionId (R9)
 	})
 	require.Len(t, res, 5)
 	for i, r := range res {

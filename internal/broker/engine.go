@@ -29,8 +29,8 @@ type Engine struct {
 	partitionSeq int64
 	seq          int64 // messages stored so far, engine-wide
 
-	leases  map[string]*lease  // live leases by id
-	expired map[string]*queue  // leases whose last held partition ended by expiry (R63)
+	leases  map[string]*lease // live leases by id
+	expired map[string]*queue // leases whose last held partition ended by expiry (R63)
 	dead    map[string]*deadLetter
 	deadBy  map[deadKey]*deadLetter
 
