@@ -39,14 +39,14 @@ func (gc *cursorState) moveTo(off int64) {
 
 // handOut counts one more delivery of off to the group and returns the count (R57).
 func (gc *cursorState) handOut(off int64) int {
-	if int64(len(gc.attempts)) <= off {
-		n := int64(cap(gc.attempts))
-		for n <= off {
-			n = 2*n + 16
+	if n := int64(len(gc.attempts)); off >= n {
+		if off < int64(cap(gc.attempts)) {
+			gc.attempts = gc.attempts[:off+1]
+		} else {
+			grown := make([]int32, off+1, 2*off+16)
+			copy(grown, gc.attempts)
+			gc.attempts = grown
 		}
-		grown := make([]int32, off+1, n)
-		copy(grown, gc.attempts)
-		gc.attempts = grown
 	}
 	gc.attempts[off]++
 	return int(gc.attempts[off])
