@@ -1,0 +1,277 @@
+package queen_test
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go"
+)
+
+// The 2.0 pop result of SPEC.md §2.3 (R40–R43).
+const pop20 = `{"success":true,"queue":"orders","partition":"4","partitionId":"pid-4","leaseId":"lid-1",
+ "consumerGroup":"billing","partitionsClaimed":1,
+ "messages":[{"id":"mid-1","transactionId":"order-9137","traceId":null,"data":{"n":1},
+   "producerSub":null,"createdAt":"2026-11-29T21:33:13.427069Z","partitionId":"pid-4","partition":"4",
+   "leaseId":"lid-1","consumerGroup":"billing","offset":6,"deliveryAttempt":1}]}`
+
+// wire-0.15.md A4: pop of partition p1, consumerGroup=g1, batch=10.
+const pop015A4 = `{"consumerGroup":"g1","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":1},"id":"01a22945-db81-7000-89ce-1fc92ee081bb","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":2},"id":"01a22945-db81-7001-9d7d-fce4f486f19a","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01","transactionId":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":3,"s":"three"},"id":"01a22945-db81-7002-97e6-b5f483cf0bfb","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"tx-basic-3"}],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`
+
+// wire-0.15.md A11c: a queue-mode pop.
+const pop015A11c = `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":3,"s":"three"},"id":"01a22945-db81-7002-97e6-b5f483cf0bfb","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"tx-basic-3"}],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`
+
+func TestPopDecodes20Message_R42(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, pop20))
+
+	msgs, err := c.Queue("orders").Group("billing").Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	m := msgs[0]
+	assert.Equal(t, "mid-1", m.ID)
+	assert.Equal(t, "order-9137", m.TransactionID)
+	assert.Equal(t, "", m.TraceID)
+	assert.Equal(t, "orders", m.Queue)
+	assert.Equal(t, "4", m.Partition)
+	assert.Equal(t, "pid-4", m.PartitionID)
+	assert.Equal(t, "billing", m.ConsumerGroup)
+	assert.Equal(t, "lid-1", m.LeaseID)
+	assert.Equal(t, int64(6), m.Offset)
+	assert.Equal(t, 1, m.DeliveryAttempt)
+	assert.Equal(t, time.Date(2026, 11, 29, 21, 33, 13, 427069000, time.UTC), m.CreatedAt)
+	assert.JSONEq(t, `{"n":1}`, string(m.Data))
+	var v struct{ N int }
+	require.NoError(t, m.Decode(&v))
+	assert.Equal(t, 1, v.N)
+}
+
+func TestPopDecodes015Messages_O5(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, pop015A4))
+
+	msgs, err := c.Queue("smoke-basic").Partition("p1").Group("g1").Batch(10).Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 3)
+	for i, m := range msgs {
+		assert.Equal(t, int64(-1), m.Offset, "offset unknown on 0.15 (message %d)", i)
+		assert.Equal(t, 0, m.DeliveryAttempt, "deliveryAttempt unknown on 0.15 (message %d)", i)
+		assert.Equal(t, "smoke-basic", m.Queue)
+		assert.Equal(t, "p1", m.Partition)
+		assert.Equal(t, "039cf519-3102-46c2-86d2-8a85fee50b58", m.PartitionID)
+		assert.Equal(t, "01a22945-dbbd-7000-ae31-34cbc1c0d5de", m.LeaseID)
+		assert.Equal(t, "g1", m.ConsumerGroup)
+		assert.Equal(t, 767056000, m.CreatedAt.Nanosecond(), "createdAt keeps microseconds")
+	}
+	assert.Equal(t, "0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01", msgs[1].TraceID)
+	assert.Equal(t, "tx-basic-3", msgs[2].TransactionID)
+	assert.JSONEq(t, `{"n":3,"s":"three"}`, string(msgs[2].Data))
+
+	req := rec.only(t)
+	assert.Equal(t, "/api/v1/pop/queue/smoke-basic/partition/p1", req.Path)
+}
+
+func TestPopDecodes015NullAndStringData_R44(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	// wire-0.15.md B7h.
+	mt.RegisterNoResponder(rec.respond(200, `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.343739Z","data":null,"id":"01a22946-2fca-7000-8ba9-7aa58527d36f","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"c40b5d9e-327e-4778-8950-199190a29cf1"},{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.368625Z","data":"just a string","id":"01a22946-2fe3-7000-85d9-a63447316dcb","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"ed27a59e-282b-4e5e-a254-3f197c68b226"}],"partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","partitionsClaimed":1,"queue":"smoke-nopayload","success":true}`))
+
+	msgs, err := c.Queue("smoke-nopayload").Batch(10).Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	var s string
+	require.NoError(t, msgs[1].Decode(&s))
+	assert.Equal(t, "just a string", s)
+	var p *struct{}
+	require.NoError(t, msgs[0].Decode(&p))
+	assert.Nil(t, p)
+}
+
+// Every "nothing to deliver" answer of both broker versions is an empty slice, not an error (R41, O2).
+func TestPopEmptyVariants_R41_O2(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		status int
+		body   string
+	}{
+		{"2.0 bodiless 204", 204, ""},
+		{"2.0 conflating group", 200, `{"messages":[]}`},
+		{"0.15 A4b lease_held", 200, `{"error":"lease_held","messages":[],"success":false}`},
+		{"0.15 A9 partition drained", 200, `{"consumerGroup":"g1","leaseId":"01a22945-dcff-7000-ad31-d83058d96aca","messages":[],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`},
+		{"0.15 A9c no_available_partition", 200, `{"error":"no_available_partition","messages":[],"success":false}`},
+		{"0.15 A10 long-poll timeout", 200, `{"consumerGroup":"g1","leaseId":null,"messages":[],"partition":"p1","partitionId":null,"queue":"smoke-basic","success":true}`},
+		{"0.15 A10b wildcard long-poll timeout", 200, `{"consumerGroup":"g1","leaseId":null,"messages":[],"partition":"","partitionId":null,"queue":"smoke-basic","success":true}`},
+		{"0.15 B9b partition_not_found", 200, `{"error":"partition_not_found","messages":[],"success":false}`},
+		{"0.15 maintenance 204 with a body", 204, `{"messages":[],"paused":true}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			var rec recorder
+			mt.RegisterNoResponder(rec.respond(tc.status, tc.body))
+			msgs, err := c.Queue("smoke-basic").Group("g1").Wait(true).Timeout(2 * time.Second).Pop(t.Context())
+			require.NoError(t, err)
+			require.NotNil(t, msgs)
+			require.Empty(t, msgs)
+			rec.only(t)
+		})
+	}
+}
+
+// A 0.15 database failure answered as 200 is a server error, not an empty pop (O3).
+func TestPopDatabaseErrorAs200IsAPIError_O3(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, `{"error":"ERROR:  invalid input syntax for type uuid: \"p1\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n","success":false}`))
+
+	_, err := c.Queue("q").Pop(t.Context())
+	var apiErr *queen.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 200, apiErr.StatusCode)
+	assert.Contains(t, apiErr.Message, "invalid input syntax for type uuid")
+	assert.Equal(t, "/api/v1/pop/queue/q", apiErr.Path)
+	rec.only(t) // a 200 is not retried
+}
+
+// A 0.15 broker answers the discovery route with an HTML 404: reported as unsupported (O4, O10).
+func TestPopDiscoveryOn015IsUnsupported_O10(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		rec.keep(req)
+		return httpmock.NewStringResponse(404, `<html><body><h1>File Not Found</h1><hr><i>uWebSockets/20 Server</i></body></html>`), nil
+	})
+
+	_, err := c.Queue("").Namespace("billing").Task("invoice").Pop(t.Context())
+	require.ErrorIs(t, err, errors.ErrUnsupported)
+	var apiErr *queen.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 404, apiErr.StatusCode)
+	assert.True(t, apiErr.NotJSON)
+	assert.Contains(t, apiErr.Message, "File Not Found")
+	req := rec.only(t)
+	assert.Equal(t, "/api/v1/pop", req.Path)
+	q, _ := url.ParseQuery(req.RawQuery)
+	assert.Equal(t, "billing", q.Get("namespace"))
+	assert.Equal(t, "invoice", q.Get("task"))
+}
+
+func TestPopQueryParameters_O13_O14_O15(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 11, 29, 21, 0, 0, 500, time.FixedZone("CET", 3600))
+	cases := []struct {
+		name string
+		b    func(c *queen.Client) queen.QueueBuilder
+		want url.Values
+		path string
+	}{
+		{"queue mode: no group, no subscription, batch 1",
+			func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders") },
+			url.Values{"batch": {"1"}}, "/api/v1/pop/queue/orders"},
+		{"named group defaults to new",
+			func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Group("billing") },
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"new"}}, "/api/v1/pop/queue/orders"},
+		{"subscription all",
+			func(c *queen.Client) queen.QueueBuilder {
+				return c.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll)
+			},
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"all"}}, "/api/v1/pop/queue/orders"},
+		{"subscriptionFrom as RFC 3339 UTC",
+			func(c *queen.Client) queen.QueueBuilder {
+				return c.Queue("orders").Group("billing").SubscriptionFrom(from)
+			},
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionFrom": {"2026-11-29T20:00:00.0000005Z"}}, "/api/v1/pop/queue/orders"},
+		{"every setting",
+			func(c *queen.Client) queen.QueueBuilder {
+				return c.Queue("a b/c").Partition("p/1").Group("g").Batch(50).Wait(true).
+					Timeout(60 * time.Second).LeaseTime(1500 * time.Millisecond).Conflation(true).Autopilot(true)
+			},
+			url.Values{"batch": {"50"}, "consumerGroup": {"g"}, "subscriptionMode": {"new"}, "wait": {"true"},
+				"timeout": {"60000"}, "leaseSeconds": {"2"}, "conflation": {"true"}, "autopilot": {"true"}},
+			"/api/v1/pop/queue/a%20b%2Fc/partition/p%2F1"},
+		{"autoAck and partitions",
+			func(c *queen.Client) queen.QueueBuilder {
+				return c.Queue("orders").AutoAck(true).Partitions(3).Wait(false)
+			},
+			url.Values{"batch": {"1"}, "autoAck": {"true"}, "partitions": {"3"}, "wait": {"false"}}, "/api/v1/pop/queue/orders"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			var rec recorder
+			mt.RegisterNoResponder(rec.respond(204, ""))
+			_, err := tc.b(c).Pop(t.Context())
+			require.NoError(t, err)
+			req := rec.only(t)
+			assert.Equal(t, tc.path, req.Path)
+			got, err := url.ParseQuery(req.RawQuery)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// A "+" in a timestamp must reach the broker as %2B, never as a space (O15, R39).
+func TestPopEncodesPlusInTimestamp_O15(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(204, ""))
+	_, err := c.Queue("q").Group("g").SubscriptionFrom(time.Unix(0, 0)).Pop(t.Context())
+	require.NoError(t, err)
+	assert.Contains(t, rec.only(t).RawQuery, "subscriptionFrom=1970-01-01T00%3A00%3A00Z")
+}
+
+func TestPopRefusesInvalidSettingsBeforeSending(t *testing.T) {
+	t.Parallel()
+	cases := map[string]func(c *queen.Client) queen.QueueBuilder{
+		"timeout":    func(c *queen.Client) queen.QueueBuilder { return c.Queue("q").Timeout(61 * time.Second) },
+		"batch":      func(c *queen.Client) queen.QueueBuilder { return c.Queue("q").Batch(0) },
+		"partitions": func(c *queen.Client) queen.QueueBuilder { return c.Queue("q").Partitions(65) },
+		"queue":      func(c *queen.Client) queen.QueueBuilder { return c.Queue("") },
+		"conflation": func(c *queen.Client) queen.QueueBuilder {
+			return c.Queue("q").Group("g").Conflation(true).AutoAck(true)
+		},
+	}
+	for setting, b := range cases {
+		t.Run(setting, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			var rec recorder
+			mt.RegisterNoResponder(rec.respond(204, ""))
+			_, err := b(c).Pop(t.Context())
+			require.ErrorIs(t, err, queen.ErrInvalidOption)
+			assert.Contains(t, err.Error(), setting)
+			assert.Empty(t, rec.all(), "nothing sent")
+		})
+	}
+}
+
+func TestPopRequestHeaders(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t, queen.WithToken("tok-123"))
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(204, ""))
+	_, err := c.Queue("q").Pop(t.Context())
+	require.NoError(t, err)
+	h := rec.only(t).Header
+	assert.Equal(t, "Bearer tok-123", h.Get("Authorization"))
+	assert.Equal(t, "queen-go/"+queen.Version, h.Get("User-Agent"))
+}
