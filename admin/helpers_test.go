@@ -86,4 +86,3 @@ func (f fixture) fileDeadLetters(t *testing.T, queue, group string, values ...in
 		require.NoError(t, msgs[0].DeadLetter(context.Background(), fmt.Errorf("poison %s", msgs[0].Data)))
 	}
 }
-
