@@ -1,0 +1,66 @@
+package queen
+
+import (
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Close signals every consume loop and returns only once each has finished.
+func TestCloseWaitsForLoops(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		c, err := New("http://broker.test")
+		require.NoError(t, err)
+		done, finish, err := c.startLoop()
+		require.NoError(t, err)
+
+		closed := make(chan struct{})
+		go func() {
+			_ = c.Close()
+			close(closed)
+		}()
+		<-done
+		synctest.Wait()
+		select {
+		case <-closed:
+			t.Fatal("Close returned while a loop was still running")
+		default:
+		}
+		finish()
+		finish() // a second finish is harmless
+		<-closed
+
+		_, _, err = c.startLoop()
+		assert.ErrorIs(t, err, ErrClosed)
+	})
+}
+
+func TestPickServerSkipsUnhealthy(t *testing.T) {
+	t.Parallel()
+	c, err := New("http://a", WithServers("http://b", "http://c"))
+	require.NoError(t, err)
+	defer c.Close()
+	key := affinityKey("q", "p", "g")
+	first := c.pickServer(key, nil)
+	assert.Same(t, first, c.pickServer(key, nil), "stable while health is unchanged")
+	first.markDown()
+	second := c.pickServer(key, nil)
+	assert.NotSame(t, first, second)
+	for _, s := range c.servers {
+		s.markDown()
+	}
+	assert.NotNil(t, c.pickServer(key, nil), "with every server down, one is still tried")
+	assert.NotSame(t, second, c.pickServer(key, second), "except is avoided when another exists")
+}
+
+func TestJitteredBackoffStaysInBounds(t *testing.T) {
+	t.Parallel()
+	for attempt := range 10 {
+		d := jitteredBackoff(10, 1000, attempt, nil)
+		assert.GreaterOrEqual(t, int64(d), int64(10))
+		assert.LessOrEqual(t, int64(d), int64(1000))
+	}
+}
