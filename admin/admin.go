@@ -29,8 +29,9 @@
 //     (Replayed.Emulated is true). The dead letter stays listed; replaying it again is harmless,
 //     as the broker reports the push as a duplicate and stores no second copy.
 //   - 0.15 has no delete route for dead letters: DeleteDeadLetter returns ErrUnsupported.
-//   - 0.15 seeks exclude a message stored exactly at the target time, ignore
-//     QueueOptions.DeadLetterQueue false, and default LeaseTime to 300 s instead of 60 s.
+//   - 0.15 seeks exclude a message stored exactly at the target time and move only the
+//     partitions the group has read; 0.15 configures ignore QueueOptions.DeadLetterQueue false
+//     and default LeaseTime to 300 s instead of 60 s.
 //   - A 0.15 database failure answered as 200 {"success":false,"error":...} is returned as a
 //     *queen.APIError with StatusCode 200.
 package admin

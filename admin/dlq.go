@@ -76,6 +76,7 @@ func (a *Admin) DeadLetters(ctx context.Context, q DLQQuery) (DLQPage, error) {
 
 // AllDeadLetters lists every dead letter matching q (its Limit is the page size and its Offset
 // is ignored), page by page. Against a 0.15 broker, which does not page, one request lists all.
+// Dead letters replayed or deleted meanwhile shift the pages, so collect first, then act.
 func (a *Admin) AllDeadLetters(ctx context.Context, q DLQQuery) ([]DeadLetter, error) {
 	q.Offset = 0
 	var all []DeadLetter
