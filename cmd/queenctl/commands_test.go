@@ -171,7 +171,7 @@ func TestSeek(t *testing.T) {
 
 	r := queenctl(t, b.env, "seek", "--group", "billing", "--queue", "orders", "--to", at.UTC().Format(time.RFC3339Nano))
 	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "moved consumer group billing on queue orders to "+at.UTC().Format(time.RFC3339Nano)+" (1 partitions)")
+	assert.Contains(t, r.stdout, "moved consumer group billing on queue orders to "+at.UTC().Format(time.RFC3339Nano)+" (partitions updated: 1)")
 	again := b.pop(t, "orders", "billing")
 	require.Len(t, again, 1)
 	assert.JSONEq(t, `{"n":3}`, string(again[0].Data))

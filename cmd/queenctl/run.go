@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	queen "github.com/queenmq/queen-go"
 )
@@ -77,60 +78,35 @@ func (a *app) dispatch(args []string) error {
 		fmt.Fprint(a.stderr, topUsage)
 		return usageError{msg: "no command given"}
 	}
-	cmd, rest := rest[0], rest[1:]
-	sub := func(name string) (string, []string, error) {
-		if len(rest) == 0 || rest[0] == "" || rest[0][0] == '-' {
-			if len(rest) > 0 && isHelpFlag(rest[0]) {
-				fmt.Fprint(a.stdout, topUsage)
-				return "", nil, errHelpShown
-			}
-			return "", nil, usageError{msg: name + ": missing subcommand", command: ""}
-		}
-		return rest[0], rest[1:], nil
-	}
-	switch cmd {
-	case "help":
+	if rest[0] == "help" {
 		fmt.Fprint(a.stdout, topUsage)
 		return nil
-	case "seek":
-		return a.seek(rest)
-	case "dlq":
-		s, r, err := sub("dlq")
-		if err != nil {
-			return err
-		}
-		switch s {
-		case "list":
-			return a.dlqList(r)
-		case "replay":
-			return a.dlqReplay(r)
-		case "delete":
-			return a.dlqDelete(r)
-		}
-		return usageError{msg: fmt.Sprintf("unknown command %q (want dlq list, dlq replay or dlq delete)", "dlq "+s)}
-	case "queue":
-		s, r, err := sub("queue")
-		if err != nil {
-			return err
-		}
-		switch s {
-		case "configure":
-			return a.queueConfigure(r)
-		case "delete":
-			return a.queueDelete(r)
-		}
-		return usageError{msg: fmt.Sprintf("unknown command %q (want queue configure or queue delete)", "queue "+s)}
-	case "group":
-		s, r, err := sub("group")
-		if err != nil {
-			return err
-		}
-		if s == "delete" {
-			return a.groupDelete(r)
-		}
-		return usageError{msg: fmt.Sprintf("unknown command %q (want group delete)", "group "+s)}
 	}
-	return usageError{msg: fmt.Sprintf("unknown command %q (want dlq, seek, queue or group; see queenctl --help)", cmd)}
+	commands := map[string]func([]string) error{
+		"dlq list":        a.dlqList,
+		"dlq replay":      a.dlqReplay,
+		"dlq delete":      a.dlqDelete,
+		"seek":            a.seek,
+		"queue configure": a.queueConfigure,
+		"queue delete":    a.queueDelete,
+		"group delete":    a.groupDelete,
+	}
+	if run, ok := commands[rest[0]]; ok {
+		return run(rest[1:])
+	}
+	switch {
+	case rest[0] != "dlq" && rest[0] != "queue" && rest[0] != "group":
+	case len(rest) > 1 && commands[rest[0]+" "+rest[1]] != nil:
+		return commands[rest[0]+" "+rest[1]](rest[2:])
+	case len(rest) > 1 && isHelpFlag(rest[1]):
+		fmt.Fprint(a.stdout, topUsage)
+		return errHelpShown
+	case len(rest) == 1 || strings.HasPrefix(rest[1], "-"):
+		return usageError{msg: rest[0] + ": missing subcommand (see queenctl --help)"}
+	default:
+		return usageError{msg: fmt.Sprintf("unknown command %q (see queenctl --help)", rest[0]+" "+rest[1])}
+	}
+	return usageError{msg: fmt.Sprintf("unknown command %q (want dlq, seek, queue or group; see queenctl --help)", rest[0])}
 }
 
 func isHelpFlag(s string) bool {

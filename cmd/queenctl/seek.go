@@ -52,6 +52,6 @@ func (a *app) seek(args []string) error {
 	if c.jsonOut() {
 		return writeJSON(a.stdout, res)
 	}
-	fmt.Fprintf(a.stdout, "moved consumer group %s on queue %s to %s (%d partitions)\n", *group, *queue, target, res.PartitionsUpdated)
+	fmt.Fprintf(a.stdout, "moved consumer group %s on queue %s to %s (partitions updated: %d)\n", *group, *queue, target, res.PartitionsUpdated)
 	return nil
 }
