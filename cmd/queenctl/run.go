@@ -44,6 +44,9 @@ type app struct {
 
 // run is the whole command, testable in-process; it returns the exit status.
 func run(ctx context.Context, args []string, env func(string) string, stdout, stderr io.Writer) int {
+	if env == nil {
+		env = func(string) string { return "" }
+	}
 	a := &app{ctx: ctx, getenv: env, stdout: stdout, stderr: stderr}
 	err := a.dispatch(args)
 	switch {
