@@ -139,3 +139,7 @@ func (s *Server) Close() error {
 	})
 	return s.closeErr
 }
+
+// WaitingPops is how many long polls are parked in the broker right now. Tests use it to know
+// a pop is waiting before they push, without sleeping.
+func (s *Server) WaitingPops() int { return s.engine.WaitingPops() }

@@ -1,0 +1,150 @@
+package queentest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// R132: Bearer auth on /api/v1, scheme case-insensitive, 401 with no effect, /health open.
+func TestAuth_BearerToken_R132(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, WithToken("s3cret"))
+	push := `{"items":[{"queue":"auth"}]}`
+	for _, header := range []string{"", "Bearer wrong", "Basic czNjcmV0", "s3cret", "Bearer", "Bearer  s3cretx", "Token s3cret"} {
+		req, _ := http.NewRequest("POST", srv.URL()+"/api/v1/push", strings.NewReader(push))
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := response{status: resp.StatusCode, header: resp.Header}
+		r.body = readAll(t, resp)
+		if r.status != http.StatusUnauthorized || string(r.body) != `{"error":"Authentication required"}` {
+			t.Errorf("Authorization %q: %d %s, want 401 Authentication required", header, r.status, r.body)
+		}
+	}
+	// Unknown /api/v1 paths need the token too; /health and other paths do not.
+	c.get("/api/v1/nope").wantError(t, http.StatusUnauthorized, "Authentication required")
+	c.get("/health").want(t, http.StatusOK, nil)
+	c.get("/nope").wantError(t, http.StatusNotFound, "not found")
+
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		req, _ := http.NewRequest("GET", srv.URL()+"/api/v1/pop/queue/auth", nil)
+		req.Header.Set("Authorization", scheme+" s3cret")
+		resp, err := c.hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readAll(t, resp)
+		if resp.StatusCode != http.StatusNoContent {
+			t.Errorf("%s s3cret: status %d, want 204: nothing was stored by the refused pushes", scheme, resp.StatusCode)
+		}
+	}
+	c.token = "s3cret"
+	c.get("/api/v1/nope").wantError(t, http.StatusNotFound, "not found")
+	c.push(item{Queue: "auth"})
+	c.mustPop("/api/v1/pop/queue/auth", nil)
+}
+
+// Handler serves the same broker with the same auth, in process.
+func TestHandler_SameBrokerAndAuth_R132(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, WithToken("tok"))
+	c.token = "tok"
+	c.push(item{Queue: "inproc", TransactionID: "x"})
+
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/pop/queue/inproc", nil))
+	if rec.Code != http.StatusUnauthorized {
+		t.Fatalf("Handler without token: %d, want 401", rec.Code)
+	}
+	req := httptest.NewRequest("GET", "/api/v1/pop/queue/inproc", nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	rec = httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"transactionId":"x"`) {
+		t.Fatalf("Handler pop: %d %s, want the message pushed over TCP", rec.Code, rec.Body)
+	}
+}
+
+// R133: unknown paths answer 404 {"error":"not found"}, other methods 405 {"error":"method not allowed"}.
+func TestRoutes_UnknownPathsAndMethods_R133(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	notFound := [][2]string{
+		{"GET", "/"},
+		{"GET", "/api/v1"},
+		{"GET", "/api/v1/status"},
+		{"GET", "/api/v1/messages"},
+		{"GET", "/api/v1/analytics/queues"},
+		{"GET", "/api/v1/consumer-groups"},
+		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek"}, // R116
+		{"GET", "/api/v1/pop/queue"},
+		{"GET", "/api/v1/pop/queue/q/partition"},
+		{"GET", "/api/v1/pop/queue/q/partition/p/extra"},
+		{"POST", "/api/v1/push/"},
+		{"GET", "/healthz"},
+	}
+	for _, rt := range notFound {
+		r := c.do(rt[0], rt[1], "")
+		if r.status != http.StatusNotFound || string(r.body) != `{"error":"not found"}` {
+			t.Errorf("%s %s: %d %s, want 404 not found", rt[0], rt[1], r.status, r.body)
+		}
+	}
+	notAllowed := [][2]string{
+		{"POST", "/health"},
+		{"GET", "/api/v1/push"},
+		{"PUT", "/api/v1/configure"},
+		{"POST", "/api/v1/pop/queue/q"},
+		{"DELETE", "/api/v1/pop"},
+		{"GET", "/api/v1/ack"},
+		{"GET", "/api/v1/ack/batch"},
+		{"GET", "/api/v1/lease/L/extend"},
+		{"GET", "/api/v1/transaction"},
+		{"POST", "/api/v1/dlq"},
+		{"GET", "/api/v1/dlq/id/replay"},
+		{"POST", "/api/v1/dlq/id"},
+		{"GET", "/api/v1/consumer-groups/g/queues/q/seek"},
+		{"POST", "/api/v1/consumer-groups/g"},
+		{"GET", "/api/v1/resources/queues/q"},
+	}
+	for _, rt := range notAllowed {
+		r := c.do(rt[0], rt[1], "")
+		if r.status != http.StatusMethodNotAllowed || string(r.body) != `{"error":"method not allowed"}` {
+			t.Errorf("%s %s: %d %s, want 405 method not allowed", rt[0], rt[1], r.status, r.body)
+		}
+		if r.header.Get("Allow") == "" {
+			t.Errorf("%s %s: 405 without an Allow header", rt[0], rt[1])
+		}
+	}
+}
+
+// §2.1: path segments are percent-decoded.
+func TestRoutes_PathSegmentsAreDecoded(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	c.push(item{Queue: "a/b c", Partition: "p/1", TransactionID: "enc"})
+	res := c.mustPop("/api/v1/pop/queue/a%2Fb%20c/partition/p%2F1", nil)
+	if res.Queue != "a/b c" || res.Partition != "p/1" {
+		t.Fatalf("popped from %q/%q", res.Queue, res.Partition)
+	}
+}
+
+func readAll(t testing.TB, resp *http.Response) []byte {
+	t.Helper()
+	defer resp.Body.Close()
+	var b strings.Builder
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		b.Write(buf[:n])
+		if err != nil {
+			break
+		}
+	}
+	return []byte(b.String())
+}
