@@ -330,16 +330,6 @@ func deref(s *string) string {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-// keysOf returns the sorted keys of a JSON object.
-func keysOf(t testing.TB, raw []byte) []string {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("decoding %s: %v", raw, err)
-	}
-	return slices.Sorted(maps.Keys(m))
-}
-
 // wantKeys checks that the object m has exactly the keys want.
 func wantKeys(t testing.TB, what string, m map[string]any, want ...string) {
 	t.Helper()
