@@ -1,0 +1,95 @@
+// Dlq-replay files a message nobody can handle as a dead letter, lists the dead-letter queue with
+// package admin, and replays it: the copy goes to the end of its partition, where every group
+// reading that partition receives it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
+	"github.com/queenmq/queen-go/examples/internal/exampleenv"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "dlq-replay:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	url, token, stopBroker, err := exampleenv.Broker()
+	if err != nil {
+		return err
+	}
+	defer stopBroker()
+	client, err := queen.New(url, queen.WithToken(token))
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	ops := admin.New(client)
+	queue := exampleenv.QueueName("dlq-payments")
+
+	if err := ops.ConfigureQueue(ctx, queue, admin.QueueOptions{RetryLimit: new(0)}); err != nil {
+		return err
+	}
+	payments := client.Queue(queue)
+	if _, err := payments.Push(ctx, queen.PushItem{Data: map[string]any{"payment": "p-1", "iban": "??"}}); err != nil {
+		return err
+	}
+
+	// With no retries, the first failure files the dead letter.
+	msgs, err := payments.Group("settlement").SubscriptionMode(queen.SubscribeAll).Pop(ctx)
+	if err != nil {
+		return err
+	}
+	if err := msgs[0].Nack(ctx, errors.New("invalid IBAN")); err != nil {
+		return err
+	}
+
+	page, err := ops.DeadLetters(ctx, admin.DLQQuery{Queue: queue})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "dead letters: %d (total %d)\n", len(page.DeadLetters), page.Total)
+	for _, d := range page.DeadLetters {
+		fmt.Fprintf(out, "  group %s: %s: %s\n", d.ConsumerGroup, d.Error, d.Data)
+	}
+
+	replayed, err := ops.ReplayDeadLetter(ctx, page.DeadLetters[0].ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "replayed as %s\n", replayed.TransactionID)
+
+	// Both the group that gave up and a group that never saw the failure receive the copy.
+	for _, group := range []string{"settlement", "audit"} {
+		msgs, err := payments.Group(group).SubscriptionMode(queen.SubscribeAll).Batch(10).Pop(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			if m.TransactionID == replayed.TransactionID {
+				fmt.Fprintf(out, "group %s received the replay (attempt %d)\n", group, m.DeliveryAttempt)
+			}
+			if err := m.Ack(ctx); err != nil {
+				return err
+			}
+		}
+	}
+
+	if _, err := ops.ReplayDeadLetter(ctx, page.DeadLetters[0].ID); err != nil {
+		fmt.Fprintf(out, "second replay refused: %t\n", errors.Is(err, admin.ErrNotFound))
+	}
+	fmt.Fprintln(out, "dlq-replay done")
+	return nil
+}

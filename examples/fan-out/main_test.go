@@ -1,0 +1,19 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestFanOut(t *testing.T) {
+	t.Setenv("QUEEN_URL", "")
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), &out))
+	got := out.String()
+	require.Contains(t, got, "group billing handled 20 orders")
+	require.Contains(t, got, "group analytics handled 20 orders")
+	require.Contains(t, got, "fan-out done")
+}

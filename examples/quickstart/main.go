@@ -1,0 +1,110 @@
+// Quickstart pushes a few orders, consumes them with the builder, shows a failing order being
+// retried and then dead-lettered, replays it once the cause is fixed, and exits 0.
+//
+//	go run ./examples/quickstart                                 # in-process reference broker
+//	QUEEN_URL=http://localhost:6632 go run ./examples/quickstart # a running broker
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"time"
+
+	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
+	"github.com/queenmq/queen-go/examples/internal/exampleenv"
+)
+
+type order struct {
+	ID     int `json:"id"`
+	Amount int `json:"amount"`
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, out io.Writer) error {
+	url, token, stopBroker, err := exampleenv.Broker()
+	if err != nil {
+		return err
+	}
+	defer stopBroker()
+
+	client, err := queen.New(url, queen.WithToken(token))
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	queue := exampleenv.QueueName("quickstart-orders")
+
+	// One retry: a message that fails is delivered twice, then filed as a dead letter.
+	ops := admin.New(client)
+	if err := ops.ConfigureQueue(ctx, queue, admin.QueueOptions{RetryLimit: new(1)}); err != nil {
+		return fmt.Errorf("configure %s: %w", queue, err)
+	}
+
+	orders := client.Queue(queue)
+	var items []queen.PushItem
+	for id := 1; id <= 5; id++ {
+		items = append(items, queen.PushItem{Data: order{ID: id, Amount: id * 10}})
+	}
+	if _, err := orders.Push(ctx, items...); err != nil {
+		return fmt.Errorf("push: %w", err)
+	}
+	fmt.Fprintf(out, "pushed %d orders to %s\n", len(items), queue)
+
+	// Order 3's card is declined until the customer fixes it.
+	var cardFixed atomic.Bool
+	billing := orders.Group("billing").
+		SubscriptionMode(queen.SubscribeAll).
+		Batch(10).
+		Timeout(200 * time.Millisecond).
+		IdleTimeout(time.Second)
+	handle := func(ctx context.Context, m *queen.Message) error {
+		var o order
+		if err := m.Decode(&o); err != nil {
+			return queen.DeadLetter(err) // a malformed order will never succeed
+		}
+		if o.ID == 3 && !cardFixed.Load() {
+			fmt.Fprintf(out, "order %d: card declined (attempt %d)\n", o.ID, m.DeliveryAttempt)
+			return errors.New("card declined")
+		}
+		fmt.Fprintf(out, "order %d: charged %d (attempt %d)\n", o.ID, o.Amount, m.DeliveryAttempt)
+		return nil
+	}
+	if err := billing.Each().Consume(ctx, handle); err != nil {
+		return fmt.Errorf("consume: %w", err)
+	}
+
+	page, err := ops.DeadLetters(ctx, admin.DLQQuery{Queue: queue, ConsumerGroup: "billing"})
+	if err != nil {
+		return fmt.Errorf("list dead letters: %w", err)
+	}
+	if len(page.DeadLetters) != 1 {
+		return fmt.Errorf("expected one dead letter, found %d", len(page.DeadLetters))
+	}
+	dead := page.DeadLetters[0]
+	fmt.Fprintf(out, "dead letter: %s after %d retries: %s\n", dead.Data, dead.RetryCount, dead.Error)
+
+	cardFixed.Store(true)
+	if _, err := ops.ReplayDeadLetter(ctx, dead.ID); err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	fmt.Fprintln(out, "card fixed, dead letter replayed")
+	if err := billing.Limit(1).Each().Consume(ctx, handle); err != nil {
+		return fmt.Errorf("consume the replay: %w", err)
+	}
+	fmt.Fprintln(out, "quickstart done")
+	return nil
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestQuickstart(t *testing.T) {
+	t.Setenv("QUEEN_URL", "")
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), &out))
+	got := out.String()
+	for _, want := range []string{
+		"pushed 5 orders",
+		"order 3: card declined (attempt 1)",
+		"order 3: card declined (attempt 2)",
+		"dead letter: {\"id\":3,\"amount\":30} after 1 retries: card declined",
+		"card fixed, dead letter replayed",
+		"order 3: charged 30 (attempt 1)",
+		"quickstart done",
+	} {
+		require.Contains(t, got, want)
+	}
+	for _, id := range []string{"1", "2", "4", "5"} {
+		require.Contains(t, got, "order "+id+": charged")
+	}
+	require.Equal(t, 1, strings.Count(got, "order 3: charged"), "the replay is handled once")
+}
