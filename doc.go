@@ -1,0 +1,52 @@
+// Package queen is the Go client for Queen MQ, a partitioned message queue whose broker speaks
+// JSON over HTTP.
+//
+// A worker runs a consume loop. It long-polls, hands each leased partition's messages to the
+// handler in offset order while other partitions run on other goroutines, acks completed when
+// the handler returns nil, nacks failed when it returns an error or panics, renews leases on
+// request, and stops gracefully when ctx is done:
+//
+//	client, err := queen.New("http://localhost:6632")
+//	if err != nil {
+//		return err
+//	}
+//	defer client.Close()
+//
+//	err = client.Queue("orders").Group("billing").Concurrency(8).Each().
+//		Consume(ctx, func(ctx context.Context, m *queen.Message) error {
+//			var o Order
+//			if err := m.Decode(&o); err != nil {
+//				return queen.DeadLetter(err) // will never succeed: file it now
+//			}
+//			return charge(ctx, o) // nil: completed; error: failed, delivered again
+//		})
+//
+// # Outcomes
+//
+// The handler's return is the whole outcome: nil acks completed; an error acks failed, which
+// spends one of the queue's retries and delivers the message again (then files it as a dead
+// letter once the budget is spent); Retry(err) delivers it again without spending a retry;
+// DeadLetter(err) files it at once. A panic is recovered, logged, reported to OnError and acked
+// failed as "panic: <value>".
+//
+// # Delivery
+//
+// Delivery is at-least-once. A message comes back after a failed ack, a retry, an expired lease
+// (a crash, a handler slower than its lease without RenewLease), a lost connection before the
+// ack reached the broker, or a shutdown that stopped before the handler started. Handlers must
+// be safe to repeat: derive push transaction ids from the input (the broker drops a repeated
+// one) and ack inside a Transaction where the effect is another message. AutoAck on a Pop is
+// at-most-once: the broker counts the messages done as it hands them out.
+//
+// # Testing
+//
+// Package queentest runs the reference broker in-process over real HTTP:
+//
+//	srv := queentest.NewServer(t, queentest.WithManualClock())
+//	client, _ := queen.New(srv.URL())
+//	srv.Advance(time.Minute) // expire leases without sleeping
+//
+// The client works against Queen 2.0 brokers and tolerates 0.15 brokers' answers (empty pops
+// answered 200, errors answered 200, no offsets or delivery attempts: Offset is then -1 and
+// DeliveryAttempt 0).
+package queen

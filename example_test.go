@@ -1,0 +1,156 @@
+package queen_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"time"
+
+	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// startBroker runs the reference broker for an example.
+func startBroker() (*queentest.Server, *queen.Client) {
+	srv, err := queentest.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err := queen.New(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv, client
+}
+
+func Example() {
+	srv, client := startBroker()
+	defer srv.Close()
+	defer client.Close()
+	ctx := context.Background()
+
+	orders := client.Queue("orders")
+	if _, err := orders.Push(ctx, queen.PushItem{Data: map[string]int{"order": 1}}); err != nil {
+		log.Fatal(err)
+	}
+	err := orders.Group("billing").SubscriptionMode(queen.SubscribeAll).Limit(1).Each().
+		Consume(ctx, func(ctx context.Context, m *queen.Message) error {
+			fmt.Printf("%s (attempt %d)\n", m.Data, m.DeliveryAttempt)
+			return nil // acked completed
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output: {"order":1} (attempt 1)
+}
+
+func ExampleEachBuilder_Consume() {
+	srv, client := startBroker()
+	defer srv.Close()
+	defer client.Close()
+	ctx := context.Background()
+
+	jobs := client.Queue("jobs")
+	if _, err := jobs.Push(ctx, queen.PushItem{Data: "resize"}); err != nil {
+		log.Fatal(err)
+	}
+	// A failing handler spends a retry; the message comes back with the next attempt number.
+	err := jobs.Limit(2).Each().Consume(ctx, func(ctx context.Context, m *queen.Message) error {
+		fmt.Printf("attempt %d\n", m.DeliveryAttempt)
+		if m.DeliveryAttempt == 1 {
+			return fmt.Errorf("transient failure")
+		}
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// attempt 1
+	// attempt 2
+}
+
+func ExampleQueueBuilder_Consume() {
+	srv, client := startBroker()
+	defer srv.Close()
+	defer client.Close()
+	ctx := context.Background()
+
+	events := client.Queue("events").Partition("device-7")
+	for i := range 3 {
+		if _, err := events.Push(ctx, queen.PushItem{Data: i}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	// A BatchHandler receives one partition's leased messages per call, in offset order.
+	err := client.Queue("events").Batch(10).Limit(3).IdleTimeout(time.Second).
+		Consume(ctx, func(ctx context.Context, msgs []*queen.Message) error {
+			for _, m := range msgs {
+				fmt.Printf("%s:%s ", m.Partition, m.Data)
+			}
+			fmt.Println()
+			return nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Output: device-7:0 device-7:1 device-7:2
+}
+
+func ExampleQueueBuilder_Pop() {
+	srv, client := startBroker()
+	defer srv.Close()
+	defer client.Close()
+	ctx := context.Background()
+
+	tasks := client.Queue("tasks")
+	if _, err := tasks.Push(ctx, queen.PushItem{Data: "a"}, queen.PushItem{Data: "b"}); err != nil {
+		log.Fatal(err)
+	}
+	msgs, err := tasks.Batch(10).Pop(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	results, err := client.AckBatch(ctx, []queen.AckItem{
+		{Message: msgs[0], Status: queen.StatusCompleted},
+		{Message: msgs[1], Status: queen.StatusDLQ, Error: "unsupported task"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, r := range results {
+		fmt.Printf("%s: success=%t dlq=%t\n", msgs[i].Data, r.Success, r.DLQ)
+	}
+	// Output:
+	// "a": success=true dlq=false
+	// "b": success=true dlq=true
+}
+
+func ExampleClient_Transaction() {
+	srv, client := startBroker()
+	defer srv.Close()
+	defer client.Close()
+	ctx := context.Background()
+
+	if _, err := client.Queue("orders").Push(ctx, queen.PushItem{Data: map[string]string{"id": "o-1"}}); err != nil {
+		log.Fatal(err)
+	}
+	msgs, err := client.Queue("orders").Pop(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Ack the order and push its invoice as one step: both happen, or neither.
+	_, err = client.Transaction().
+		Ack(msgs[0], queen.StatusCompleted).
+		Push("invoices", queen.PushItem{Data: map[string]string{"order": "o-1"}, TransactionID: "invoice-o-1"}).
+		Commit(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	invoices, err := client.Queue("invoices").Pop(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(invoices[0].TransactionID, string(invoices[0].Data))
+	// Output: invoice-o-1 {"order":"o-1"}
+}
