@@ -31,11 +31,22 @@ const (
 
 // Client talks to one or more Queen brokers. It is safe for concurrent use; make one per
 // process and share it. Close it when done.
+//
+// Every request carries the token (WithToken) and User-Agent "queen-go/<Version>". Connection
+// errors, 429 and 5xx answers are retried (WithRetry) after a jittered exponential backoff
+// that ends early when ctx is done, honouring a 429/503 Retry-After up to the maximum wait;
+// other 4xx answers are returned at once as *APIError. With several brokers (WithServers),
+// requests for one (queue, partition, group) go to the same healthy broker; a broker that
+// fails to answer or answers 502/503/504 is skipped for 5s and the retry goes to another.
+// Pushes are safe to retry (each item has a transactionId); an ack whose answer was lost may
+// be refused when retried, because the first one already ended its lease.
 type Client struct {
 	servers []*server
 	token   string
 	auth    string // "Bearer <token>", or "" without a token
 	logger  *slog.Logger
+
+	pollMargin time.Duration // added to a long poll's timeout to form its deadline
 
 	http     *retryablehttp.Client // requests bounded by the http.Client's Timeout
 	poll     *retryablehttp.Client // long polls: bounded by their own deadline only
@@ -140,7 +151,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if strings.ContainsAny(cfg.token, "\r\n") {
 		return nil, fmt.Errorf("%w: token: must not contain line breaks", ErrInvalidOption)
 	}
-	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{})}
+	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{}), pollMargin: pollMargin}
 	if cfg.token != "" {
 		c.auth = "Bearer " + cfg.token
 	}

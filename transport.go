@@ -170,7 +170,7 @@ func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, 
 	rc := c.http
 	if r.poll > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.poll+pollMargin)
+		ctx, cancel = context.WithTimeout(ctx, r.poll+c.pollMargin)
 		defer cancel()
 		rc = c.poll
 	}
