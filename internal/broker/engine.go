@@ -38,6 +38,8 @@ type Engine struct {
 	waitCount map[groupKey]int     // waiting pops per (queue, group), for autopilot (R34)
 	wake      map[string]struct{}  // queues whose waiting pops need a fresh look
 	closed    bool
+
+	parked func() // called once a pop has started waiting; lets tests know without sleeping
 }
 
 type groupKey struct{ queue, group string }

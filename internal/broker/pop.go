@@ -47,6 +47,9 @@ func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 	}
 	e.enqueue(w)
 	e.unlock()
+	if e.parked != nil {
+		e.parked()
+	}
 	return e.await(ctx, w)
 }
 
