@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -53,8 +54,9 @@ type Client struct {
 	ownedHTC *http.Client          // the http.Client New made itself, closed by Close
 
 	mu      sync.Mutex
-	closed  bool
+	closed  bool          // Close was called: no new consume loop starts
 	done    chan struct{} // closed by Close: consume loops stop
+	shut    atomic.Bool   // Close has returned: every call answers ErrClosed
 	loops   sync.WaitGroup
 	renewer leaseRenewer
 }
@@ -202,8 +204,9 @@ func defaultHTTPClient() *http.Client {
 	return &http.Client{Transport: t, Timeout: defaultHTTPTimeout}
 }
 
-// Close stops every consume loop of this client (waiting until each has returned) and the
-// lease renewer. Later calls return ErrClosed. Close is idempotent and returns nil.
+// Close stops every consume loop of this client (waiting until each has returned, with its
+// last acks sent) and the lease renewer. Calls made after Close returns answer ErrClosed.
+// Close is idempotent and returns nil.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
@@ -214,23 +217,19 @@ func (c *Client) Close() error {
 	close(c.done)
 	c.mu.Unlock()
 
+	// Stopping loops still send their last acks and releases, so requests are refused only
+	// once every loop has returned.
 	c.loops.Wait()
 	c.renewer.stop()
+	c.shut.Store(true)
 	if c.ownedHTC != nil {
 		c.ownedHTC.CloseIdleConnections()
 	}
 	return nil
 }
 
-// isClosed reports whether Close was called.
-func (c *Client) isClosed() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
+// isClosed reports whether Close has finished; requests are then refused with ErrClosed.
+func (c *Client) isClosed() bool { return c.shut.Load() }
 
 // startLoop registers a consume loop. done closes when Close is called; the loop calls
 // finish once it has fully returned, and Close waits for that.

@@ -93,3 +93,28 @@ func TestPollDeadlineDoesNotMarkServerDown(t *testing.T) {
 		assert.True(t, s.healthy(time.Now().UnixNano()), "a polled server stays healthy")
 	}
 }
+
+// A loop stopped by Close still sends its last acks; calls after Close are refused.
+func TestStoppingLoopCanStillSend(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c, err := New(srv.URL, WithHTTPClient(&http.Client{Transport: tr}))
+	require.NoError(t, err)
+	done, finish, err := c.startLoop()
+	require.NoError(t, err)
+	closed := make(chan struct{})
+	go func() {
+		_ = c.Close()
+		close(closed)
+	}()
+	<-done
+	require.NoError(t, c.Do(t.Context(), http.MethodPost, "/api/v1/ack/batch", nil, nil, nil))
+	finish()
+	<-closed
+	require.ErrorIs(t, c.Do(t.Context(), http.MethodPost, "/api/v1/ack/batch", nil, nil, nil), ErrClosed)
+}
