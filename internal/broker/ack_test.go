@@ -263,3 +263,19 @@ func TestGroupsAreIndependent_R47_R48_R58(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, txIDs(again.Messages))
 	assert.Equal(t, []int{2, 1}, attempts(again.Messages))
 }
+
+// R66, R81, R118: an unfenced ack after expiry applies to a delivered message; one for a
+// message never delivered to the group is refused; no group means queue mode.
+func TestUnfencedAckWithoutLiveLease_R66_R81_R118(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b", "c")
+	res := f.pop(PopRequest{Queue: "q", Batch: 2, LeaseSeconds: 5})
+	f.clock.Advance(5 * time.Second)
+	out := f.ack(AckItem{TransactionID: "c", PartitionID: res.PartitionID})
+	assert.Equal(t, "message not delivered to this group", errText(out[0].Error))
+	out = f.ack(AckItem{TransactionID: "b", PartitionID: res.PartitionID, Status: "completed"})
+	require.True(t, out[0].Success, errText(out[0].Error))
+	assert.False(t, out[0].LeaseReleased, "no lease to release")
+	assert.Equal(t, []string{"c"}, txIDs(f.pop(PopRequest{Queue: "q", Batch: 5}).Messages))
+}

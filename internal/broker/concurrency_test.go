@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -280,10 +281,13 @@ func TestCancelRacingPush_R142(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := f.popAsync(ctx, waitFor(PopRequest{Queue: "q", Batch: 5}))
 		<-parked
-		go cancel()
-		f.push("q", "", "m"+string(rune('A'+i%26))+string(rune('a'+i/26)))
-		got := <-out
+		// Cancel and push inside one locked stretch, so the waiter is often answered while
+		// its own goroutine is already on its way out.
+		f.e.mu.Lock()
 		cancel()
+		f.e.push([]PushItem{{Queue: "q", TransactionID: fmt.Sprint("m", i)}})
+		f.e.unlock()
+		got := <-out
 		res := f.pop(PopRequest{Queue: "q", Batch: 5})
 		if got.err == nil && len(got.res.Messages) == 1 {
 			assert.Equal(t, 1, got.res.Messages[0].DeliveryAttempt)

@@ -84,8 +84,6 @@ func attempts(ms []Message) []int {
 	return out
 }
 
-func strp(s string) *string { return &s }
-
 func errText(p *string) string {
 	if p == nil {
 		return "<nil>"
