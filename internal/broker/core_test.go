@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -131,4 +132,65 @@ func TestLeaseExpiryRedelivers_R54_R55_R57(t *testing.T) {
 	ext := f.e.Extend(res.LeaseID, 30)
 	assert.False(t, ext.Success)
 	assert.Equal(t, "Lease already expired", errText(ext.Error))
+}
+
+// R28: without batch or autopilot a pop takes one message.
+func TestBatchDefaultsToOne_R28(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b")
+	assert.Equal(t, []string{"a"}, txIDs(f.pop(PopRequest{Queue: "q"}).Messages))
+}
+
+// R139: createdAt never decreases with offset, even if the clock steps back.
+func TestCreatedAtNeverDecreases_R139(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a")
+	f.clock.Advance(-time.Hour)
+	f.push("q", "", "b")
+	f.push("q", "other", "c")
+	res := f.pop(PopRequest{Queue: "q", Partitions: 2, Batch: 3})
+	require.Len(t, res.Messages, 3)
+	assert.Equal(t, []string{"c", "a", "b"}, txIDs(res.Messages), "the other partition's message is older")
+	assert.Equal(t, epoch.Add(-time.Hour), res.Messages[0].CreatedAt)
+	assert.Equal(t, epoch, res.Messages[1].CreatedAt)
+	assert.Equal(t, epoch, res.Messages[2].CreatedAt, "b keeps a's createdAt")
+}
+
+// R55, R90, R122: expiries never spend the budget, so a message that kills its worker every time
+// is redelivered forever and never reaches the DLQ.
+func TestExpiryNeverSpendsBudget_R55_R90_R122(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	pushed := f.push("q", "", "a")
+	for i := 1; i <= 10; i++ {
+		res := f.pop(PopRequest{Queue: "q", LeaseSeconds: 1})
+		require.Equal(t, []int{i}, attempts(res.Messages))
+		f.clock.Advance(time.Second)
+	}
+	assert.Zero(t, f.e.partitions[pushed[0].PartitionID].groups[QueueMode].retries)
+	_, total := f.e.DeadLetters(DLQQuery{})
+	assert.Zero(t, total)
+}
+
+// R54, R24: on the real clock, a lease's own timer ends it and wakes a waiting pop.
+func TestRealClockLeaseTimerWakesWaiter_R24_R54(t *testing.T) {
+	t.Parallel()
+	e := New(RealClock{})
+	defer e.Close()
+	parked := make(chan struct{}, 1)
+	e.parked = func() { parked <- struct{}{} }
+	e.Push([]PushItem{{Queue: "q", TransactionID: "a"}})
+	held, err := e.Pop(context.Background(), PopRequest{Queue: "q", LeaseSeconds: 1})
+	require.NoError(t, err)
+	require.Len(t, held.Messages, 1)
+	out := make(chan PopResult, 1)
+	go func() {
+		res, _ := e.Pop(context.Background(), PopRequest{Queue: "q", Wait: true, Timeout: 30 * time.Second})
+		out <- res
+	}()
+	<-parked
+	res := <-out
+	assert.Equal(t, []int{2}, attempts(res.Messages))
 }
