@@ -118,15 +118,12 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 	results := make([]AckResult, len(items))
 	for i, it := range items {
 		r := &results[i]
-		r.TransactionID = it.Message.TransactionID
+		r.TransactionID = it.Message.TransactionID // the broker echoes it; position decides
 		if i >= len(wire) {
 			r.Error = "the broker sent no result for this item"
 			continue
 		}
 		w := wire[i]
-		if w.TransactionID != "" {
-			r.TransactionID = w.TransactionID
-		}
 		r.Success, r.Error, r.DLQ, r.LeaseReleased = w.Success, w.Error, w.DLQ, w.LeaseReleased
 		if !r.Success && r.Error == "" {
 			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
@@ -170,8 +167,8 @@ type ackBatchBody struct {
 	ConsumerGroup string    `json:"consumerGroup,omitempty"`
 }
 
+// ackResultWire leaves out the echoed transactionId: results are matched by position.
 type ackResultWire struct {
-	TransactionID string `json:"transactionId"`
 	Success       bool   `json:"success"`
 	Error         string `json:"error"`
 	DLQ           bool   `json:"dlq"`

@@ -130,14 +130,45 @@ type wireMessage struct {
 	TransactionID   string          `json:"transactionId"`
 	TraceID         string          `json:"traceId"`
 	Data            json.RawMessage `json:"data"`
-	CreatedAt       time.Time       `json:"createdAt"`
+	CreatedAt       string          `json:"createdAt"`
 	Queue           string          `json:"queue"`
 	Partition       string          `json:"partition"`
 	PartitionID     string          `json:"partitionId"`
 	LeaseID         string          `json:"leaseId"`
 	ConsumerGroup   string          `json:"consumerGroup"`
-	Offset          *int64          `json:"offset"`
-	DeliveryAttempt *int            `json:"deliveryAttempt"`
+	Offset          optionalInt     `json:"offset"`
+	DeliveryAttempt optionalInt     `json:"deliveryAttempt"`
+}
+
+// optionalInt is an integer field a 0.15 broker leaves out; decoding it allocates nothing.
+type optionalInt struct {
+	v   int64
+	set bool
+}
+
+func (o *optionalInt) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return fmt.Errorf("not an integer: %q", b)
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return fmt.Errorf("not an integer: %q", b)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	o.v, o.set = v, true
+	return nil
 }
 
 // emptyPopErrors are the 0.15 "nothing to deliver" answers (O2).
@@ -216,13 +247,14 @@ func decodePop(body []byte, path, route string) ([]*Message, error) {
 		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, resp.ConsumerGroup)
 		m.LeaseID = firstNonEmpty(w.LeaseID, resp.LeaseID)
 		m.Offset, m.DeliveryAttempt = -1, 0
-		if w.Offset != nil {
-			m.Offset = *w.Offset
+		if w.Offset.set {
+			m.Offset = w.Offset.v
 		}
-		if w.DeliveryAttempt != nil {
-			m.DeliveryAttempt = *w.DeliveryAttempt
+		if w.DeliveryAttempt.set {
+			m.DeliveryAttempt = int(w.DeliveryAttempt.v)
 		}
-		m.CreatedAt = w.CreatedAt
+		// An unreadable time must not lose a leased batch: it is left zero.
+		m.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
 		m.Data = w.Data
 		m.route = route
 		msgs[i] = m

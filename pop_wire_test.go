@@ -275,3 +275,28 @@ func TestPopRequestHeaders(t *testing.T) {
 	assert.Equal(t, "Bearer tok-123", h.Get("Authorization"))
 	assert.Equal(t, "queen-go/"+queen.Version, h.Get("User-Agent"))
 }
+
+// A message field the SDK cannot read must not lose the leased batch.
+func TestPopToleratesOddCreatedAt(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, `{"success":true,"queue":"q","leaseId":"l","messages":[
+		{"id":"m","transactionId":"t","partitionId":"p","createdAt":"2026-11-29 21:46:13+00","data":1,"offset":-0,"deliveryAttempt":12}]}`))
+	msgs, err := c.Queue("q").Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.True(t, msgs[0].CreatedAt.IsZero())
+	assert.Equal(t, int64(0), msgs[0].Offset)
+	assert.Equal(t, 12, msgs[0].DeliveryAttempt)
+}
+
+func TestPopRefusesNonIntegerOffset(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, `{"success":true,"messages":[{"id":"m","offset":"7"}]}`))
+	_, err := c.Queue("q").Pop(t.Context())
+	var apiErr *queen.APIError
+	require.ErrorAs(t, err, &apiErr)
+}
