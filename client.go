@@ -113,12 +113,14 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithRetry sets how often a request is retried on connection errors, 429 and 5xx (never on
 // other 4xx), waiting a jittered exponential backoff from minWait up to maxWait between
-// attempts. max 0 disables retries. Default: 4 retries, 100ms to 5s.
+// attempts. max 0 disables retries (the waits are then ignored). Default: 4 retries, 100ms to 5s.
 func WithRetry(max int, minWait, maxWait time.Duration) Option {
 	return func(c *clientConfig) {
 		switch {
 		case max < 0:
 			c.fail(invalidOption("retry.max", max, "must not be negative"))
+		case max == 0: // no retries: the waits do not matter
+			minWait, maxWait = time.Millisecond, time.Millisecond
 		case minWait <= 0:
 			c.fail(invalidOption("retry.minWait", minWait, "must be positive"))
 		case maxWait < minWait:

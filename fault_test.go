@@ -343,7 +343,7 @@ func TestNewValidatesOptions(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.field)
 		assert.Nil(t, c)
 	}
-	c, err := queen.New("https://broker.example:6632/prefix/")
+	c, err := queen.New("https://broker.example:6632/prefix/", queen.WithRetry(0, 0, 0))
 	require.NoError(t, err)
 	require.NoError(t, c.Close())
 }

@@ -207,3 +207,40 @@ func TestPushResultCountMismatchIsAnError(t *testing.T) {
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)
 }
+
+// O7: an item a 0.15 broker buffered (maintenance, failover) is reported as such.
+func TestPushBuffered015_O7(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, `[{"index":0,"message_id":"m","queueName":"q","status":"buffered","transaction_id":"t"}]`))
+	results, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1, TransactionID: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, []queen.PushResult{{TransactionID: "t", MessageID: "m", Status: "buffered", Offset: -1}}, results)
+}
+
+// O3: a database failure answered as 200 is a server error.
+func TestPushDatabaseErrorIsAPIError_O3(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, `{"error":"ERROR:  duplicate key value violates unique constraint","success":false}`))
+	_, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1})
+	var apiErr *queen.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 200, apiErr.StatusCode)
+	assert.Contains(t, apiErr.Message, "duplicate key")
+}
+
+// R11: a 400 from the broker is returned with its text, and not retried.
+func TestPushValidationErrorIsAPIError_R11(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(400, `{"error":"Queue must be a string"}`))
+	_, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1})
+	var apiErr *queen.APIError
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, queen.APIError{StatusCode: 400, Message: "Queue must be a string", Method: "POST", Path: "/api/v1/push"}, *apiErr)
+	rec.only(t)
+}
