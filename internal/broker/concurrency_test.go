@@ -273,31 +273,26 @@ func TestUndoHandedOutAnswer_R142(t *testing.T) {
 	}
 }
 
-// R142: pushes racing cancelled waiters: a waiter either gets the message or it stays unleased.
-func TestCancelRacingPush_R142(t *testing.T) {
+// R142: a waiter whose client left while a push answered it ends with nothing leased, and the
+// delivery it was handed does not count.
+func TestCancelledWhileAnswered_R142(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
-	for i := range 100 {
+	for i := range 50 {
 		ctx, cancel := context.WithCancel(context.Background())
 		out := f.popAsync(ctx, waitFor(PopRequest{Queue: "q", Batch: 5}))
 		<-parked
-		// Cancel and push inside one locked stretch, so the waiter is often answered while
-		// its own goroutine is already on its way out.
+		// Cancel and push in one locked stretch: the push answers the waiter before its own
+		// goroutine can look at the state again.
 		f.e.mu.Lock()
 		cancel()
 		f.e.push([]PushItem{{Queue: "q", TransactionID: fmt.Sprint("m", i)}})
 		f.e.unlock()
 		got := <-out
-		res := f.pop(PopRequest{Queue: "q", Batch: 5})
-		if got.err == nil && len(got.res.Messages) == 1 {
-			assert.Equal(t, 1, got.res.Messages[0].DeliveryAttempt)
-			assert.Empty(t, res.Messages, "leased to the waiter")
-			f.ack(ackOf(got.res.Messages[0], "completed"))
-			continue
-		}
 		require.ErrorIs(t, got.err, context.Canceled)
+		res := f.pop(PopRequest{Queue: "q", Batch: 5})
 		require.Len(t, res.Messages, 1, "round %d", i)
-		assert.Equal(t, 1, res.Messages[0].DeliveryAttempt, "the undone delivery does not count")
+		assert.Equal(t, 1, res.Messages[0].DeliveryAttempt)
 		f.ack(ackOf(res.Messages[0], "completed"))
 	}
 }

@@ -33,6 +33,10 @@ func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 		r.Group = QueueMode
 	}
 	e.mu.Lock()
+	if err := ctx.Err(); err != nil {
+		e.mu.Unlock()
+		return PopResult{}, err
+	}
 	var w *waiter
 	if r.Wait && r.Timeout > 0 && !r.Discovery && !e.closed {
 		w = &waiter{req: r, group: r.Group, arrival: e.seq}

@@ -65,36 +65,31 @@ func (e *Engine) serveWaiters(name string) {
 }
 
 // await parks the calling pop until it is answered, its timeout passes on real time, or its
-// client goes away (R24, R142).
+// client goes away (R24, R142). A client gone by the time the pop is settled gets nothing, even
+// if an answer was handed over meanwhile: that answer is taken back.
 func (e *Engine) await(ctx context.Context, w *waiter) (PopResult, error) {
 	timer := time.NewTimer(w.req.Timeout)
 	defer timer.Stop()
 	select {
 	case <-w.ch:
-		e.mu.Lock()
-		e.settle(w)
-		e.mu.Unlock()
-		return w.result, w.err
 	case <-timer.C:
-		e.mu.Lock()
-		defer e.unlock()
-		e.settle(w)
-		if w.done {
-			return w.result, w.err
-		}
-		e.dequeue(w)
-		return e.emptyResult(w.req.Queue, w.group, &w.req), nil
 	case <-ctx.Done():
-		e.mu.Lock()
-		defer e.unlock()
-		if w.done {
-			if w.grant != nil {
-				e.undo(w.grant)
-			}
-		} else {
+	}
+	e.mu.Lock()
+	defer e.unlock()
+	if err := ctx.Err(); err != nil {
+		if !w.done {
 			e.dequeue(w)
+		} else if w.grant != nil {
+			e.undo(w.grant)
 		}
 		e.forgetStart(w)
-		return PopResult{}, ctx.Err()
+		return PopResult{}, err
 	}
+	e.settle(w)
+	if !w.done {
+		e.dequeue(w) // timed out
+		return e.emptyResult(w.req.Queue, w.group, &w.req), nil
+	}
+	return w.result, w.err
 }
