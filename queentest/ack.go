@@ -1,7 +1,6 @@
 package queentest
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -20,7 +19,7 @@ func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	item, err := decodeAckItem(o, "", "")
+	item, err := decodeAckItem(o, "", "", -1)
 	if err != nil {
 		writeFailure(w, err)
 		return
@@ -64,21 +63,17 @@ func decodeAckBatch(o object) ([]broker.AckItem, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw := o["acknowledgments"]
+	raw := o.raw("acknowledgments")
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("acknowledgments array is required")
 	}
-	var objs []object
-	if err := json.Unmarshal(raw, &objs); err != nil {
-		return nil, firstNonObject(raw, "acknowledgments")
-	}
-	items := make([]broker.AckItem, len(objs))
-	for i, item := range objs {
-		at := "acknowledgments[" + strconv.Itoa(i) + "]"
-		if item == nil {
-			return nil, badRequest("%s must be an object, got null", at)
+	elems := splitArray(raw)
+	items := make([]broker.AckItem, len(elems))
+	for i, e := range elems {
+		if len(e) == 0 || e[0] != '{' {
+			return nil, badRequest("acknowledgments[%d] must be an object, got %s", i, kindOf(e))
 		}
-		if items[i], err = decodeAckItem(item, group, at+"."); err != nil {
+		if items[i], err = decodeAckItem(splitObject(e), group, "acknowledgments", i); err != nil {
 			return nil, err
 		}
 	}
@@ -88,24 +83,35 @@ func decodeAckBatch(o object) ([]broker.AckItem, error) {
 // decodeAckItem reads one ack's fields, checking only their JSON types (R86, R131): missing
 // ids and unknown statuses are per-item refusals the engine reports (R76, R78). The group is
 // the batch's when it names one, else the item's, else __QUEUE_MODE__ (R23, R66, R82).
-func decodeAckItem(o object, batchGroup, at string) (broker.AckItem, error) {
+// Errors name the field as path[index].field, or just field when index < 0.
+func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem, error) {
 	var it broker.AckItem
-	fields := []struct {
-		name string
-		dst  *string
-	}{
-		{"transactionId", &it.TransactionID},
-		{"partitionId", &it.PartitionID},
-		{"leaseId", &it.LeaseID},
-		{"status", &it.Status},
-		{"consumerGroup", &it.Group},
-		{"error", &it.Error},
-	}
-	for _, f := range fields {
-		var err error
-		if *f.dst, _, err = rawString(o[f.name], at+f.name); err != nil {
+	for _, f := range o {
+		var dst *string
+		switch f.key {
+		case "transactionId":
+			dst = &it.TransactionID
+		case "partitionId":
+			dst = &it.PartitionID
+		case "leaseId":
+			dst = &it.LeaseID
+		case "status":
+			dst = &it.Status
+		case "consumerGroup":
+			dst = &it.Group
+		case "error":
+			dst = &it.Error
+		default:
+			continue // unknown fields are ignored (§2.1)
+		}
+		s, _, err := rawString(f.val, f.key)
+		if err != nil {
+			if index >= 0 {
+				return it, badRequest("%s[%d].%s", path, index, err.Error())
+			}
 			return it, err
 		}
+		*dst = s // a repeated key counts its last value
 	}
 	if batchGroup != "" {
 		it.Group = batchGroup

@@ -30,9 +30,35 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// object is a decoded JSON object whose values are kept raw, so a field's absence, a null
-// and a value of the wrong JSON type can be told apart (R131: null counts as absent).
-type object map[string]json.RawMessage
+// object is a JSON object split into raw members, so a field's absence, a null and a value
+// of the wrong JSON type can be told apart (R131: null counts as absent). Its values alias
+// the request body: copy what outlives the request.
+type object []field
+
+// get returns a member's raw value; a repeated key counts its last value, as in encoding/json.
+func (o object) get(name string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == name {
+			return o[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// raw returns a member's raw value, nil when absent.
+func (o object) raw(name string) json.RawMessage {
+	v, _ := o.get(name)
+	return v
+}
+
+// toMap returns the members as a map of copies.
+func (o object) toMap() map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(o))
+	for _, f := range o {
+		m[f.key] = bytes.Clone(f.val)
+	}
+	return m
+}
 
 // badRequestError is a malformed request: the handler answers 400 with its text.
 type badRequestError struct{ msg string }
@@ -60,28 +86,21 @@ func decodeObject(body []byte) (object, error) {
 	if trimmed[0] != '{' {
 		return nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
 	}
-	var o object
-	if err := json.Unmarshal(trimmed, &o); err != nil {
-		return nil, badRequest("Invalid JSON: %v", err)
-	}
-	return o, nil
+	return splitObject(trimmed), nil
 }
 
-// asObject parses a raw value that must be a JSON object; what names it in the error.
+// asObject splits a raw value (from a validated body) that must be a JSON object; what
+// names it in the error.
 func asObject(raw json.RawMessage, what string) (object, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, badRequest("%s must be an object, got %s", what, kindOf(raw))
 	}
-	var o object
-	if err := json.Unmarshal(raw, &o); err != nil {
-		return nil, badRequest("%s must be an object: %v", what, err)
-	}
-	return o, nil
+	return splitObject(raw), nil
 }
 
 // present reports whether the field is sent with a value other than null.
 func (o object) present(name string) bool {
-	raw, ok := o[name]
+	raw, ok := o.get(name)
 	return ok && !isNull(raw)
 }
 
@@ -89,7 +108,7 @@ func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "
 
 // str returns a string field; absent and null give "" and ok false.
 func (o object) str(name string) (s string, ok bool, err error) {
-	return rawString(o[name], name)
+	return rawString(o.raw(name), name)
 }
 
 func rawString(raw json.RawMessage, name string) (s string, ok bool, err error) {
@@ -99,15 +118,12 @@ func rawString(raw json.RawMessage, name string) (s string, ok bool, err error) 
 	if raw[0] != '"' {
 		return "", false, badRequest("%s must be a string, got %s", name, clip(raw))
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false, badRequest("%s must be a string: %v", name, err)
-	}
-	return s, true, nil
+	return unquote(raw), true, nil
 }
 
 // integer returns an integer field; a fraction, an exponent or a non-number is refused.
 func (o object) integer(name string) (n int64, ok bool, err error) {
-	raw := o[name]
+	raw := o.raw(name)
 	if len(raw) == 0 || isNull(raw) {
 		return 0, false, nil
 	}
@@ -120,7 +136,7 @@ func (o object) integer(name string) (n int64, ok bool, err error) {
 
 // boolean returns a boolean field.
 func (o object) boolean(name string) (b bool, ok bool, err error) {
-	raw := o[name]
+	raw := o.raw(name)
 	if len(raw) == 0 || isNull(raw) {
 		return false, false, nil
 	}

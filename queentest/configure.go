@@ -67,7 +67,7 @@ func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRe
 	if !o.present("options") {
 		return req, nil
 	}
-	opts, err := asObject(o["options"], "options")
+	opts, err := asObject(o.raw("options"), "options")
 	if err != nil {
 		return req, err
 	}
@@ -96,7 +96,7 @@ func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRe
 	if ok {
 		req.DeadLetterQueue = &dlq
 	}
-	req.Options = map[string]json.RawMessage(opts)
+	req.Options = opts.toMap()
 	return req, nil
 }
 

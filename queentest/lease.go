@@ -24,14 +24,14 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	}
 	seconds, ok, err := o.integer("seconds")
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o["seconds"]))
+		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))
 		return
 	}
 	if !ok {
 		seconds = defaultExtendSeconds
 	}
 	if seconds <= 0 || seconds > maxInt32 {
-		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o["seconds"]))
+		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))
 		return
 	}
 	res := s.engine.Extend(leaseID, int(seconds))

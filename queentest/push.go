@@ -1,6 +1,7 @@
 package queentest
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -21,7 +22,7 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	items, err := decodePushItems(o["items"], "items")
+	items, err := decodePushItems(o.raw("items"), "items")
 	if err != nil {
 		writeFailure(w, err)
 		return
@@ -38,38 +39,22 @@ func decodePushItems(raw json.RawMessage, path string) ([]broker.PushItem, error
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("items array is required")
 	}
-	var objs []object
-	if err := json.Unmarshal(raw, &objs); err != nil {
-		return nil, firstNonObject(raw, path)
-	}
-	items := make([]broker.PushItem, len(objs))
-	for i, o := range objs {
-		if o == nil { // a null element
-			return nil, badRequest("%s[%d] must be an object, got null", path, i)
+	elems := splitArray(raw)
+	items := make([]broker.PushItem, len(elems))
+	for i, e := range elems {
+		if len(e) == 0 || e[0] != '{' {
+			return nil, badRequest("%s[%d] must be an object, got %s", path, i, kindOf(e))
 		}
-		if err := decodePushItem(o, &items[i], path+"["+strconv.Itoa(i)+"]"); err != nil {
+		if err := decodePushItem(splitObject(e), &items[i], path, i); err != nil {
 			return nil, err
 		}
 	}
 	return items, nil
 }
 
-// firstNonObject names the array element that stopped the decoding.
-func firstNonObject(raw json.RawMessage, path string) error {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return badRequest("%s must be an array of objects: %v", path, err)
-	}
-	for i, e := range elems {
-		if len(e) == 0 || e[0] != '{' {
-			return badRequest("%s[%d] must be an object, got %s", path, i, kindOf(e))
-		}
-	}
-	return badRequest("%s must be an array of objects", path)
-}
-
 // decodePushItem checks one item; the first two texts are 0.15's, word for word (R11).
-func decodePushItem(o object, it *broker.PushItem, at string) error {
+func decodePushItem(o object, it *broker.PushItem, path string, index int) error {
+	at := path + "[" + strconv.Itoa(index) + "]"
 	queue, ok, err := o.str("queue")
 	if err != nil || !ok {
 		return badRequest("Queue must be a string")
@@ -82,11 +67,11 @@ func decodePushItem(o object, it *broker.PushItem, at string) error {
 		return badRequest("Partition must be a string")
 	}
 	if it.TransactionID, _, err = o.str("transactionId"); err != nil {
-		return badRequest("%s.transactionId must be a string or null, got %s", at, clip(o["transactionId"]))
+		return badRequest("%s.transactionId must be a string or null, got %s", at, clip(o.raw("transactionId")))
 	}
 	trace, ok, err := o.str("traceId")
 	if err != nil {
-		return badRequest("%s.traceId must be a string or null, got %s", at, clip(o["traceId"]))
+		return badRequest("%s.traceId must be a string or null, got %s", at, clip(o.raw("traceId")))
 	}
 	if ok {
 		if !isCanonicalUUID(trace) {
@@ -94,8 +79,10 @@ func decodePushItem(o object, it *broker.PushItem, at string) error {
 		}
 		it.TraceID = &trace
 	}
-	if p, ok := o["payload"]; ok {
-		it.Payload = p // any JSON value, null included; absent is stored as {} (R12)
+	if p, ok := o.get("payload"); ok {
+		// Any JSON value, null included; absent is stored as {} (R12). Copied, so the stored
+		// message does not pin the whole request body.
+		it.Payload = bytes.Clone(p)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package queentest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -40,14 +39,11 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 // decodeTransaction reads the operations. A malformed request is an error (400, R129); an
 // invalid push item is a rollback reason "operation <n>: <why>" (200, R127).
 func decodeTransaction(o object) (ops []broker.TxOp, rollback string, err error) {
-	raw := o["operations"]
+	raw := o.raw("operations")
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, "", badRequest("operations array required")
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		return nil, "", badRequest("operations array required: %v", err)
-	}
+	elems := splitArray(raw)
 	if len(elems) == 0 {
 		return nil, "", badRequest("operations array cannot be empty")
 	}
@@ -58,18 +54,18 @@ func decodeTransaction(o object) (ops []broker.TxOp, rollback string, err error)
 		if err != nil {
 			return nil, "", err
 		}
-		typ, _, err := rawString(op["type"], at+".type")
+		typ, _, err := rawString(op.raw("type"), at+".type")
 		if err != nil {
 			return nil, "", err
 		}
 		ops[i].Type = typ
 		switch typ {
 		case "ack":
-			if ops[i].Ack, err = decodeAckItem(op, "", at+"."); err != nil {
+			if ops[i].Ack, err = decodeAckItem(op, "", "operations", i); err != nil {
 				return nil, "", err
 			}
 		case "push":
-			items, perr := decodePushItems(op["items"], at+".items")
+			items, perr := decodePushItems(op.raw("items"), at+".items")
 			if perr != nil && rollback == "" {
 				rollback = fmt.Sprintf("operation %d: %s", i, perr.Error())
 			}
