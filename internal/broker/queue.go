@@ -2,7 +2,6 @@ package broker
 
 import (
 	"encoding/json"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -84,39 +83,4 @@ func (q *queue) leaseDuration(leaseSeconds int) time.Duration {
 		s = defaultLeaseSeconds
 	}
 	return time.Duration(s) * time.Second
-}
-
-// Configure creates or reconfigures a queue (R5). Options are replaced, not merged.
-func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
-	e.mu.Lock()
-	defer e.unlock()
-	q := e.queueFor(r.Queue)
-	p := e.partitionFor(q, defaultPartition)
-	q.namespace, q.task = r.Namespace, r.Task
-	q.leaseTime, q.retryLimit, q.deadLetterQueue = defaultLeaseSeconds, defaultRetryLimit, true
-	if r.LeaseTime != nil {
-		q.leaseTime = *r.LeaseTime
-	}
-	if r.RetryLimit != nil {
-		q.retryLimit = *r.RetryLimit
-	}
-	if r.DeadLetterQueue != nil {
-		q.deadLetterQueue = *r.DeadLetterQueue
-	}
-	opts := make(map[string]json.RawMessage, len(r.Options)+3)
-	for k, v := range r.Options {
-		opts[k] = v
-	}
-	opts["leaseTime"] = json.RawMessage(strconv.Itoa(q.leaseTime))
-	opts["retryLimit"] = json.RawMessage(strconv.Itoa(q.retryLimit))
-	opts["deadLetterQueue"] = json.RawMessage(strconv.FormatBool(q.deadLetterQueue))
-	q.options = opts
-	echo := make(map[string]json.RawMessage, len(opts))
-	for k, v := range opts {
-		echo[k] = v
-	}
-	return ConfigureResult{
-		QueueID: q.id, PartitionID: p.id, Queue: q.name,
-		Namespace: q.namespace, Task: q.task, Options: echo,
-	}
 }

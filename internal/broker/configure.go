@@ -1,0 +1,41 @@
+package broker
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Configure creates or reconfigures a queue (R5). Options are replaced, not merged.
+func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
+	e.mu.Lock()
+	defer e.unlock()
+	q := e.queueFor(r.Queue)
+	p := e.partitionFor(q, defaultPartition)
+	q.namespace, q.task = r.Namespace, r.Task
+	q.leaseTime, q.retryLimit, q.deadLetterQueue = defaultLeaseSeconds, defaultRetryLimit, true
+	if r.LeaseTime != nil {
+		q.leaseTime = *r.LeaseTime
+	}
+	if r.RetryLimit != nil {
+		q.retryLimit = *r.RetryLimit
+	}
+	if r.DeadLetterQueue != nil {
+		q.deadLetterQueue = *r.DeadLetterQueue
+	}
+	opts := make(map[string]json.RawMessage, len(r.Options)+3)
+	for k, v := range r.Options {
+		opts[k] = v
+	}
+	opts["leaseTime"] = json.RawMessage(strconv.Itoa(q.leaseTime))
+	opts["retryLimit"] = json.RawMessage(strconv.Itoa(q.retryLimit))
+	opts["deadLetterQueue"] = json.RawMessage(strconv.FormatBool(q.deadLetterQueue))
+	q.options = opts
+	echo := make(map[string]json.RawMessage, len(opts))
+	for k, v := range opts {
+		echo[k] = v
+	}
+	return ConfigureResult{
+		QueueID: q.id, PartitionID: p.id, Queue: q.name,
+		Namespace: q.namespace, Task: q.task, Options: echo,
+	}
+}
