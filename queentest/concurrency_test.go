@@ -183,3 +183,12 @@ func TestClose_AnswersWaitingPops(t *testing.T) {
 		t.Fatal("the closed broker still answers")
 	}
 }
+
+// Start reports an address it cannot listen on.
+func TestStart_BadAddress(t *testing.T) {
+	t.Parallel()
+	if srv, err := Start(WithAddr("256.0.0.1:http-nope")); err == nil {
+		srv.Close()
+		t.Fatal("Start on an invalid address succeeded")
+	}
+}

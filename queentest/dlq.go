@@ -12,7 +12,7 @@ const defaultDLQLimit = 100
 // handleDLQList answers GET /api/v1/dlq (R98).
 func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
 	q := query(r.URL.Query())
-	dq, err := parseDLQQuery(q)
+	dq, limit, offset, err := parseDLQQuery(q)
 	if err != nil {
 		writeFailure(w, err)
 		return
@@ -27,37 +27,41 @@ func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
 			b = appendDeadLetter(b, &list[i])
 		}
 		b = append(b, `],"pagination":{"limit":`...)
-		b = strconv.AppendInt(b, int64(dq.Limit), 10)
+		b = strconv.AppendInt(b, limit, 10)
 		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, int64(dq.Offset), 10)
+		b = strconv.AppendInt(b, offset, 10)
 		b = append(b, `},"total":`...)
 		b = strconv.AppendInt(b, int64(total), 10)
 		return append(b, '}')
 	})
 }
 
-func parseDLQQuery(q query) (broker.DLQQuery, error) {
-	dq := broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Partition: q.get("partition")}
-	limit, err := q.intIn("limit", 1, maxInt32, defaultDLQLimit, "must be a positive integer")
-	if err != nil {
-		return dq, err
+// parseDLQQuery also returns limit and offset as sent, for the pagination echo; the engine
+// gets them capped, which changes no answer (no list is that long) and keeps its sums small.
+func parseDLQQuery(q query) (dq broker.DLQQuery, limit, offset int64, err error) {
+	dq = broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Partition: q.get("partition")}
+	if limit, err = q.intIn("limit", 1, maxInt, defaultDLQLimit, "must be a positive integer"); err != nil {
+		return dq, 0, 0, err
 	}
-	offset, err := q.intIn("offset", 0, maxInt32, 0, "must be an integer of at least 0")
-	if err != nil {
-		return dq, err
+	if offset, err = q.intIn("offset", 0, maxInt, 0, "must be an integer of at least 0"); err != nil {
+		return dq, 0, 0, err
 	}
-	dq.Limit, dq.Offset = int(limit), int(offset)
-	if from, ok, err := q.timestamp("from"); err != nil {
-		return dq, err
-	} else if ok {
+	dq.Limit, dq.Offset = int(min(limit, maxInt32)), int(min(offset, maxInt32))
+	from, ok, err := q.timestamp("from")
+	if err != nil {
+		return dq, 0, 0, err
+	}
+	if ok {
 		dq.From = &from
 	}
-	if to, ok, err := q.timestamp("to"); err != nil {
-		return dq, err
-	} else if ok {
+	to, ok, err := q.timestamp("to")
+	if err != nil {
+		return dq, 0, 0, err
+	}
+	if ok {
 		dq.To = &to
 	}
-	return dq, nil
+	return dq, limit, offset, nil
 }
 
 // appendDeadLetter writes §2.3's dead letter.

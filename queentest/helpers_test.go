@@ -207,8 +207,8 @@ type deadLetter struct {
 type dlqPage struct {
 	Messages   []deadLetter `json:"messages"`
 	Pagination struct {
-		Limit  int `json:"limit"`
-		Offset int `json:"offset"`
+		Limit  int64 `json:"limit"`
+		Offset int   `json:"offset"`
 	} `json:"pagination"`
 	Total int `json:"total"`
 }

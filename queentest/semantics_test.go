@@ -399,3 +399,31 @@ func TestDelete_QueueAndGroup_R141_R143(t *testing.T) {
 	}
 	c.delete("/api/v1/consumer-groups/nobody").wantError(t, http.StatusNotFound, "consumer group not found")
 }
+
+// R31, R35, R65: extreme but valid numbers are served, never a 5xx.
+func TestPop_ExtremeValidNumbers_R31_R35(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	c.pushN("huge", "", "h", 3)
+	res := c.mustPop("/api/v1/pop/queue/huge", q("batch", "9223372036854775807", "leaseSeconds", "2147483647", "partitions", "64"))
+	if len(res.Messages) != 3 {
+		t.Fatalf("a huge batch returned %d messages, want the 3 available", len(res.Messages))
+	}
+	var ext []extendResult
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":2147483647}`).want(t, http.StatusOK, &ext)
+	if !ext[0].Success {
+		t.Fatalf("extend %+v", ext[0])
+	}
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":2147483648}`).wantError(t, http.StatusBadRequest, "seconds")
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":1e3}`).wantError(t, http.StatusBadRequest, "seconds", "1e3")
+	for _, m := range res.Messages {
+		c.ackBatch(map[string]any{"acknowledgments": []any{map[string]any{"transactionId": m.TransactionID, "partitionId": m.PartitionID, "status": "dlq"}}})
+	}
+	for _, off := range []string{"0", "1", "9223372036854775807"} {
+		page := c.dlq(q("limit", "9223372036854775807", "offset", off))
+		if page.Total != 3 || page.Pagination.Limit != 9223372036854775807 {
+			t.Errorf("offset %s: %+v", off, page)
+		}
+	}
+	c.post("/api/v1/configure", `{"queue":"huge","options":{"leaseTime":2147483647,"retryLimit":2147483647}}`).want(t, http.StatusOK, nil)
+}

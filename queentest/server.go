@@ -40,7 +40,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
 	s, err := Start(opts...)
 	if err != nil {
-		t.Fatalf("queentest: %v", err)
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
@@ -56,12 +56,14 @@ func Start(opts ...Option) (*Server, error) {
 	cfg := s.cfg
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
-		return nil, fmt.Errorf("listening on %s: %w", cfg.addr, err)
+		s.engine.Close()
+		return nil, fmt.Errorf("queentest: listening on %s: %w", cfg.addr, err)
 	}
 	s.url = "http://" + ln.Addr().String()
 	s.http = &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	s.serveDone = make(chan struct{})
