@@ -25,7 +25,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		if errors.As(err, &tooLarge) {
 			return nil, errBodyTooLarge
 		}
-		return nil, fmt.Errorf("reading request body: %w", err)
+		return nil, badRequest("reading request body: %v", err)
 	}
 	return body, nil
 }
@@ -71,7 +71,7 @@ func badRequest(format string, args ...any) error {
 
 // decodeObject parses a required JSON object body (R131).
 func decodeObject(body []byte) (object, error) {
-	trimmed := bytes.TrimSpace(body)
+	trimmed := trimJSONSpace(body)
 	if len(trimmed) == 0 {
 		return nil, badRequest("Empty request body")
 	}
@@ -87,6 +87,20 @@ func decodeObject(body []byte) (object, error) {
 		return nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
 	}
 	return splitObject(trimmed), nil
+}
+
+// trimJSONSpace trims JSON's four whitespace bytes, and nothing else.
+func trimJSONSpace(b []byte) []byte {
+	start, end := skipSpace(b, 0), len(b)
+	for end > start {
+		switch b[end-1] {
+		case ' ', '\t', '\n', '\r':
+			end--
+			continue
+		}
+		break
+	}
+	return b[start:end]
 }
 
 // asObject splits a raw value (from a validated body) that must be a JSON object; what

@@ -31,6 +31,7 @@ func TestValidation_RefusedRequestsChangeNothing(t *testing.T) {
 		bad("R131 push blank body", "POST", "/api/v1/push", "  \n", "Empty request body"),
 		bad("R131 push invalid JSON", "POST", "/api/v1/push", `{"items":[`, "Invalid JSON"),
 		bad("R131 push trailing garbage", "POST", "/api/v1/push", `{"items":[]} x`, "Invalid JSON"),
+		bad("R131 push non-JSON whitespace", "POST", "/api/v1/push", "\u00a0{\"items\":[]}", "Invalid JSON"),
 		bad("R131 push array body", "POST", "/api/v1/push", `[]`, "object", "array"),
 		bad("R131 push null body", "POST", "/api/v1/push", `null`, "object", "null"),
 		bad("R131 push string body", "POST", "/api/v1/push", `"items"`, "object", "string"),
