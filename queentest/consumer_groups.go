@@ -81,7 +81,12 @@ func (s *Server) handleDeleteGroupOnQueue(w http.ResponseWriter, r *http.Request
 
 func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, queue string) {
 	group := r.PathValue("group")
-	deleteMetadata, err := query(r.URL.Query()).boolean("deleteMetadata", true)
+	qv, err := parseQuery(r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	deleteMetadata, err := qv.boolean("deleteMetadata", true)
 	if err != nil {
 		writeFailure(w, err)
 		return

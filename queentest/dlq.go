@@ -11,7 +11,11 @@ const defaultDLQLimit = 100
 
 // handleDLQList answers GET /api/v1/dlq (R98).
 func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
-	q := query(r.URL.Query())
+	q, err := parseQuery(r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
 	dq, limit, offset, err := parseDLQQuery(q)
 	if err != nil {
 		writeFailure(w, err)

@@ -22,7 +22,11 @@ func (s *Server) handlePopPartition(w http.ResponseWriter, r *http.Request) {
 
 // handlePopDiscovery answers GET /api/v1/pop?namespace=N&task=T (R22).
 func (s *Server) handlePopDiscovery(w http.ResponseWriter, r *http.Request) {
-	q := query(r.URL.Query())
+	q, err := parseQuery(r)
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
 	req := broker.PopRequest{Discovery: true, Namespace: q.get("namespace"), Task: q.get("task")}
 	if req.Namespace == "" && req.Task == "" {
 		writeError(w, http.StatusBadRequest, "namespace or task is required for a discovery pop")
@@ -36,7 +40,11 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 		writeError(w, http.StatusBadRequest, "queue is required")
 		return
 	}
-	if err := parsePopQuery(query(r.URL.Query()), &req); err != nil {
+	q, err := parseQuery(r)
+	if err == nil {
+		err = parsePopQuery(q, &req)
+	}
+	if err != nil {
 		writeFailure(w, err)
 		return
 	}

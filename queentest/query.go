@@ -1,6 +1,7 @@
 package queentest
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -9,6 +10,16 @@ import (
 // query reads URL query parameters by R39: values are URL-decoded, an absent or empty
 // parameter takes its default, and a repeated one counts its first value.
 type query url.Values
+
+// parseQuery decodes the request's query string; a malformed one (a bad %-escape, a ';'
+// separator) is a 400 rather than silently dropped parameters.
+func parseQuery(r *http.Request) (query, error) {
+	v, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("malformed query string: %v", err)
+	}
+	return query(v), nil
+}
 
 func (q query) get(name string) string {
 	if vs := q[name]; len(vs) > 0 {
