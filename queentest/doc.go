@@ -17,6 +17,9 @@
 // (*Server).Advance moves it, firing lease expiries and passing subscription times without
 // sleeping. Long-poll timeouts always run on real time, so a waiting pop never hangs a test.
 //
+// Helpers for tests: (*Server).Now reads the broker's clock, and (*Server).WaitingPops tells
+// how many long polls are parked, so a test can push only once its pop waits.
+//
 // Options: WithToken (Bearer authentication, R132), WithManualClock / WithManualClockAt,
 // WithLogger (slog; startup and shutdown at Info, one line per request at Debug) and WithAddr
 // (the listen address; cmd/queen-ref uses it).

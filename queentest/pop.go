@@ -22,27 +22,13 @@ func (s *Server) handlePopPartition(w http.ResponseWriter, r *http.Request) {
 
 // handlePopDiscovery answers GET /api/v1/pop?namespace=N&task=T (R22).
 func (s *Server) handlePopDiscovery(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	req := broker.PopRequest{Discovery: true, Namespace: q.get("namespace"), Task: q.get("task")}
-	if req.Namespace == "" && req.Task == "" {
-		writeError(w, http.StatusBadRequest, "namespace or task is required for a discovery pop")
-		return
-	}
-	s.pop(w, r, req)
+	s.pop(w, r, broker.PopRequest{Discovery: true})
 }
 
 func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopRequest) {
-	if !req.Discovery && req.Queue == "" {
-		writeError(w, http.StatusBadRequest, "queue is required")
-		return
-	}
 	q, err := parseQuery(r)
 	if err == nil {
-		err = parsePopQuery(q, &req)
+		err = parsePopRequest(q, &req)
 	}
 	if err != nil {
 		writeFailure(w, err)
@@ -66,9 +52,17 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	}
 }
 
-// parsePopQuery validates every pop parameter on every pop route (R39), whether or not it
+// parsePopRequest validates every pop parameter on every pop route (R39), whether or not it
 // has an effect there.
-func parsePopQuery(q query, req *broker.PopRequest) error {
+func parsePopRequest(q query, req *broker.PopRequest) error {
+	if req.Discovery {
+		req.Namespace, req.Task = q.get("namespace"), q.get("task")
+		if req.Namespace == "" && req.Task == "" { // R22
+			return badRequest("namespace or task is required for a discovery pop")
+		}
+	} else if req.Queue == "" {
+		return badRequest("queue is required")
+	}
 	req.Group = q.get("consumerGroup")
 	if req.Group == broker.QueueMode {
 		req.Group = ""
