@@ -192,3 +192,35 @@ func TestStart_BadAddress(t *testing.T) {
 		t.Fatal("Start on an invalid address succeeded")
 	}
 }
+
+// R24: waiting pops are served in arrival order.
+func TestConcurrency_WaitersServedInArrivalOrder_R24(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t)
+	first, second := make(chan *popResult, 1), make(chan *popResult, 1)
+	go func() { first <- c.pop("/api/v1/pop/queue/fifo", q("wait", "true", "timeout", "30000")) }()
+	eventually(t, "the first pop to wait", func() bool { return srv.WaitingPops() == 1 })
+	go func() { second <- c.pop("/api/v1/pop/queue/fifo", q("wait", "true", "timeout", "30000")) }()
+	eventually(t, "the second pop to wait", func() bool { return srv.WaitingPops() == 2 })
+
+	c.push(item{Queue: "fifo", Partition: "a", TransactionID: "one"})
+	select {
+	case res := <-first:
+		if res == nil || res.Messages[0].TransactionID != "one" {
+			t.Fatalf("the first waiter got %+v", res)
+		}
+	case res := <-second:
+		t.Fatalf("the second waiter was served first: %+v", res)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no waiter was woken")
+	}
+	c.push(item{Queue: "fifo", Partition: "b", TransactionID: "two"})
+	select {
+	case res := <-second:
+		if res == nil || res.Messages[0].TransactionID != "two" {
+			t.Fatalf("the second waiter got %+v", res)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second waiter was not woken")
+	}
+}
