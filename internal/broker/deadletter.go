@@ -86,7 +86,7 @@ func (e *Engine) DeadLetters(q DLQQuery) (list []DeadLetter, total int) {
 		limit = 100
 	}
 	start := min(max(q.Offset, 0), total)
-	end := min(start+limit, total)
+	end := start + min(limit, total-start) // no overflow for a huge limit
 	list = make([]DeadLetter, 0, end-start)
 	for _, d := range matches[start:end] {
 		list = append(list, d.view())

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -243,4 +244,18 @@ func TestReplayOfExistingCopy_R99(t *testing.T) {
 	_, total := f.e.DeadLetters(DLQQuery{})
 	assert.Equal(t, 0, total)
 	assert.Len(t, f.e.partitions[res.PartitionID].msgs, 2)
+}
+
+// R98: a huge limit with an offset pages without overflowing.
+func TestDeadLettersHugeLimitWithOffset_R98(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	zero := 0
+	f.e.Configure(ConfigureRequest{Queue: "q", RetryLimit: &zero})
+	f.push("q", "", "a", "b")
+	failUntilFiled(t, f, "q", "g", "bad")
+	failUntilFiled(t, f, "q", "g", "bad")
+	list, total := f.e.DeadLetters(DLQQuery{Queue: "q", Limit: math.MaxInt, Offset: 1})
+	require.Equal(t, 2, total)
+	require.Len(t, list, 1)
 }
