@@ -103,6 +103,8 @@ type consumer struct {
 	workers    sync.WaitGroup
 	pace       handlingPace
 
+	userCtx        context.Context // Consume's ctx
+	closed         <-chan struct{} // closed by Client.Close
 	stopCtx        context.Context // done once the loop stops taking work
 	stopNow        context.CancelFunc
 	handlerCtx     context.Context // parent of every handler ctx; cancelled after ShutdownTimeout
@@ -128,7 +130,8 @@ func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 	}
 	defer finish()
 	l := newConsumer(ctx, b, h)
-	return l.run(ctx, done)
+	l.closed = done
+	return l.run()
 }
 
 func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
@@ -166,6 +169,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 		l.slots <- struct{}{}
 	}
 	l.workerExit = make(chan struct{}, 1)
+	l.userCtx = ctx
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
 	l.handlerCtx, l.cancelHandlers = context.WithCancel(context.WithoutCancel(ctx))
 	l.ackCtx = context.WithoutCancel(ctx)
@@ -174,14 +178,14 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 }
 
 // run polls until a stop, then waits for every goroutine it started.
-func (l *consumer) run(ctx context.Context, closed <-chan struct{}) error {
+func (l *consumer) run() error {
 	shutdown := defaultShutdownTimeout
 	if l.b.shutdownSet {
 		shutdown = l.b.shutdownTimeout
 	}
 	finished := make(chan struct{})
 	var watcher sync.WaitGroup
-	watcher.Go(func() { l.watch(ctx, closed, shutdown, finished) })
+	watcher.Go(func() { l.watch(shutdown, finished) })
 
 	l.idle.arm()
 	err := l.poll()
@@ -196,10 +200,10 @@ func (l *consumer) run(ctx context.Context, closed <-chan struct{}) error {
 
 // watch turns ctx and Close into a stop, then gives running handlers the shutdown grace
 // before cancelling their ctx.
-func (l *consumer) watch(ctx context.Context, closed <-chan struct{}, grace time.Duration, finished <-chan struct{}) {
+func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
 	select {
-	case <-ctx.Done():
-	case <-closed:
+	case <-l.userCtx.Done():
+	case <-l.closed:
 	case <-l.stopCtx.Done():
 	case <-finished:
 		return
@@ -214,8 +218,19 @@ func (l *consumer) watch(ctx context.Context, closed <-chan struct{}, grace time
 	}
 }
 
-// stopping reports whether the loop has stopped taking work.
-func (l *consumer) stopping() bool { return l.stopCtx.Err() != nil }
+// stopping reports whether the loop has stopped taking work. It looks at ctx and Close
+// itself, so that no message is handed out after either, even before watch has noticed.
+func (l *consumer) stopping() bool {
+	if l.stopCtx.Err() != nil || l.userCtx.Err() != nil {
+		return true
+	}
+	select {
+	case <-l.closed:
+		return true
+	default:
+		return false
+	}
+}
 
 // poll sends pops while there are free handler goroutines, and hands out what they lease.
 // It returns nil on a graceful stop and the error on a fatal one.
@@ -243,6 +258,7 @@ func (l *consumer) poll() error {
 			if l.stopping() || errors.Is(err, ErrClosed) {
 				return nil
 			}
+			l.idle.busy() // an outage is not idleness
 			if isFatal(err) {
 				l.log.fatal(err)
 				return err
@@ -256,6 +272,7 @@ func (l *consumer) poll() error {
 		failures.Reset()
 		if len(msgs) == 0 {
 			l.giveBack(free)
+			l.idle.quiet()
 			if time.Since(started) < l.quietThreshold() {
 				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
 				// a 0.15 early answer): do not ask again at once.
@@ -513,6 +530,7 @@ type idleWatch struct {
 	inFlight int
 	gen      uint64 // a countdown fires only if nothing happened since it began
 	timer    *time.Timer
+	armed    bool
 	disarmed bool
 }
 
@@ -535,6 +553,7 @@ func (w *idleWatch) armLocked() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+	w.armed = true
 	w.timer = time.AfterFunc(w.timeout, func() {
 		w.mu.Lock()
 		fire := w.gen == gen && w.inFlight == 0
@@ -545,7 +564,7 @@ func (w *idleWatch) armLocked() {
 	})
 }
 
-// busy cancels the countdown: a pop brought work.
+// busy cancels the countdown: a pop brought work, or failed.
 func (w *idleWatch) busy() {
 	if !w.enabled {
 		return
@@ -553,8 +572,21 @@ func (w *idleWatch) busy() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.gen++
+	w.armed = false
 	if w.timer != nil {
 		w.timer.Stop()
+	}
+}
+
+// quiet starts the countdown after an empty answer, unless it runs already or batches do.
+func (w *idleWatch) quiet() {
+	if !w.enabled {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.armed && w.inFlight == 0 {
+		w.armLocked()
 	}
 }
 
@@ -567,6 +599,7 @@ func (w *idleWatch) started() {
 	defer w.mu.Unlock()
 	w.inFlight++
 	w.gen++
+	w.armed = false
 }
 
 func (w *idleWatch) ended() {

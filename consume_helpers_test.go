@@ -1,0 +1,304 @@
+package queen
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// testTimeout bounds every wait of a consume test, so a broken loop fails instead of hanging.
+const testTimeout = 20 * time.Second
+
+// newTestClient is a Client for url whose transport retries fast; Close runs at cleanup.
+func newTestClient(t testing.TB, url string, opts ...Option) *Client {
+	t.Helper()
+	all := append([]Option{WithRetry(2, time.Millisecond, 5*time.Millisecond)}, opts...)
+	c, err := New(url, all...)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// brokerAndClient starts a reference broker and a client of it.
+func brokerAndClient(t testing.TB, opts ...queentest.Option) (*queentest.Server, *Client) {
+	t.Helper()
+	srv := queentest.NewServer(t, opts...)
+	return srv, newTestClient(t, srv.URL())
+}
+
+// pushN pushes n messages {"p":partition,"i":0..n-1} to a partition, with transactionIds
+// "<partition>-<i>".
+func pushN(t testing.TB, c *Client, queue, partition string, n int) {
+	t.Helper()
+	items := make([]PushItem, n)
+	for i := range items {
+		items[i] = PushItem{Data: map[string]any{"p": partition, "i": i},
+			TransactionID: fmt.Sprintf("%s-%d", partition, i)}
+	}
+	res, err := c.Queue(queue).Partition(partition).Push(context.Background(), items...)
+	require.NoError(t, err)
+	require.Len(t, res, n)
+}
+
+// configureQueue sets a queue's options through the broker's configure route.
+func configureQueue(t testing.TB, c *Client, queue string, options map[string]any) {
+	t.Helper()
+	body := map[string]any{"queue": queue, "options": options}
+	require.NoError(t, c.Do(context.Background(), http.MethodPost, "/api/v1/configure", nil, body, nil))
+}
+
+// deadLetter is the part of a dead letter the tests look at.
+type deadLetter struct {
+	TransactionID string `json:"transactionId"`
+	ErrorMessage  string `json:"errorMessage"`
+	RetryCount    int    `json:"retryCount"`
+}
+
+// deadLetters lists a queue's dead letters.
+func deadLetters(t testing.TB, c *Client, queue string) []deadLetter {
+	t.Helper()
+	var page struct {
+		Messages []deadLetter `json:"messages"`
+	}
+	q := map[string][]string{"queue": {queue}}
+	require.NoError(t, c.Do(context.Background(), http.MethodGet, "/api/v1/dlq", q, nil, &page))
+	return page.Messages
+}
+
+// drain pops everything left in the queue (queue mode, no wait) and returns the messages.
+func drain(t testing.TB, c *Client, queue string) []*Message {
+	t.Helper()
+	var all []*Message
+	for {
+		msgs, err := c.Queue(queue).Batch(1000).Partitions(64).Pop(context.Background())
+		require.NoError(t, err)
+		if len(msgs) == 0 {
+			return all
+		}
+		all = append(all, msgs...)
+	}
+}
+
+// runConsume runs fn (a Consume call) in a goroutine and returns a channel with its result.
+func runConsume(fn func() error) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	return done
+}
+
+// wait receives from ch or fails the test after testTimeout.
+func wait[T any](t testing.TB, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testTimeout):
+		t.Fatalf("timed out waiting for %s", what)
+		panic("unreachable")
+	}
+}
+
+// counting is a proxy in front of a handler that counts requests by "METHOD path" and can
+// answer instead of the broker.
+type counting struct {
+	mu       sync.Mutex
+	counts   map[string]int
+	next     http.Handler
+	override func(r *http.Request) (status int, ok bool) // answer status instead of next
+}
+
+func newCounting(t testing.TB, next http.Handler) (*counting, string) {
+	p := &counting{counts: map[string]int{}, next: next}
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return p, srv.URL
+}
+
+func (p *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	p.counts[r.Method+" "+routeOf(r.URL.Path)]++
+	override := p.override
+	p.mu.Unlock()
+	if override != nil {
+		if status, ok := override(r); ok {
+			if status == 0 { // drop the connection, as a crashed broker would
+				conn, _, err := w.(http.Hijacker).Hijack()
+				if err == nil {
+					_ = conn.Close()
+				}
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = fmt.Fprintf(w, `{"error":"injected %d"}`, status)
+			return
+		}
+	}
+	p.next.ServeHTTP(w, r)
+}
+
+func (p *counting) setOverride(f func(r *http.Request) (int, bool)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.override = f
+}
+
+func (p *counting) count(key string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.counts[key]
+}
+
+func (p *counting) total() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, v := range p.counts {
+		n += v
+	}
+	return n
+}
+
+// routeOf names a request's route family: "pop", "ack", "extend" or the path itself.
+func routeOf(path string) string {
+	switch {
+	case len(path) >= 11 && path[:11] == "/api/v1/pop":
+		return "pop"
+	case path == "/api/v1/ack/batch" || path == "/api/v1/ack":
+		return "ack"
+	case bytes.HasSuffix([]byte(path), []byte("/extend")):
+		return "extend"
+	}
+	return path
+}
+
+// manualRenewClock is a renewClock that moves only with Advance.
+type manualRenewClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*manualTimer
+}
+
+type manualTimer struct {
+	at      time.Time
+	c       chan time.Time
+	stopped bool
+}
+
+func newManualRenewClock() *manualRenewClock { return &manualRenewClock{now: time.Now()} }
+
+func (m *manualRenewClock) Now() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.now
+}
+
+func (m *manualRenewClock) After(d time.Duration) (<-chan time.Time, func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := &manualTimer{at: m.now.Add(d), c: make(chan time.Time, 1)}
+	m.timers = append(m.timers, t)
+	return t.c, func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		t.stopped = true
+	}
+}
+
+// Advance moves the clock and fires the timers now due.
+func (m *manualRenewClock) Advance(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.now = m.now.Add(d)
+	kept := m.timers[:0]
+	for _, t := range m.timers {
+		switch {
+		case t.stopped:
+		case !t.at.After(m.now):
+			t.c <- m.now
+		default:
+			kept = append(kept, t)
+		}
+	}
+	m.timers = kept
+}
+
+// useManualRenewClock gives c's renewer a manual clock and returns it with a channel that
+// receives the outcome of every renewal. Call it before Consume.
+func useManualRenewClock(c *Client) (*manualRenewClock, <-chan error) {
+	clock := newManualRenewClock()
+	renewed := make(chan error, 64)
+	c.renewer.clock = clock
+	c.renewer.observe = func(_ string, err error) { renewed <- err }
+	return clock, renewed
+}
+
+// errorLog collects OnError calls.
+type errorLog struct {
+	mu   sync.Mutex
+	msgs []*Message
+	errs []error
+}
+
+func (e *errorLog) record(m *Message, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.msgs = append(e.msgs, m)
+	e.errs = append(e.errs, err)
+}
+
+func (e *errorLog) all() ([]*Message, []error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]*Message(nil), e.msgs...), append([]error(nil), e.errs...)
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func jsonLogger(w *syncBuffer) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// closeOnce closes a channel at most once.
+type closeOnce struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newCloseOnce() *closeOnce             { return &closeOnce{ch: make(chan struct{})} }
+func (c *closeOnce) close()                { c.once.Do(func() { close(c.ch) }) }
+func (c *closeOnce) done() <-chan struct{} { return c.ch }
+
+// testCtx is t.Context() bounded by testTimeout, so a Consume that never stops fails the test
+// instead of hanging it.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
