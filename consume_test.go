@@ -660,12 +660,15 @@ func TestTrimStackKeepsTheHandlerFrames(t *testing.T) {
 	var p *PanicError
 	func() {
 		defer func() { p = newPanicError(recover()) }()
-		var m map[string]int
-		m["x"] = 1
+		panicky()
 	}()
+	assert.Equal(t, "panic: trimmed", p.Error())
+	assert.True(t, strings.HasPrefix(p.Stack, "github.com/queenmq/queen-go.panicky("), p.Stack)
 	assert.Contains(t, p.Stack, "TestTrimStackKeepsTheHandlerFrames")
 	assert.NotContains(t, p.Stack, "runtime/debug.Stack")
 	assert.True(t, slices.ContainsFunc(strings.Split(p.Stack, "\n"), func(s string) bool {
 		return strings.Contains(s, "consume_test.go")
 	}))
 }
+
+func panicky() { panic("trimmed") }
