@@ -10,6 +10,13 @@ import (
 )
 
 // Message is one leased message as a pop handed it out.
+//
+// A message is settled once: Ack, Nack, Retry and DeadLetter each send one ack, and any later
+// settle returns ErrAlreadySettled without sending anything. When the broker answered (even
+// with a refusal, such as an expired lease), the message stays settled. When the request got
+// no usable answer (a network failure, a 5xx after the retries, a cancelled ctx), it becomes
+// unsettled again, so the call can be repeated, and a consume loop still nacks it if the
+// handler then fails. Such an ack may still have been applied; a repeat is then refused.
 type Message struct {
 	ID, TransactionID, TraceID    string
 	Queue, Partition, PartitionID string

@@ -71,7 +71,9 @@ func (b QueueBuilder) popQuery(t terminal) url.Values {
 	}
 	if wait {
 		q.Set("wait", "true")
-		q.Set("timeout", strconv.FormatInt(b.pollTimeout().Milliseconds(), 10))
+		// A 0.15 broker does not cap the timeout and drops answers pending ~120s (O11).
+		timeout := min(max(b.pollTimeout(), 0), maxPollTimeout)
+		q.Set("timeout", strconv.FormatInt(timeout.Milliseconds(), 10))
 	} else if b.wait != nil {
 		q.Set("wait", "false")
 	}
