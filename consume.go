@@ -2,10 +2,7 @@ package queen
 
 import (
 	"context"
-	"errors"
-	"maps"
 	"net/url"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,9 +28,10 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // (network, 5xx, 429) go to OnError and are retried with jittered backoff.
 //
 // Messages of one partition are handled one at a time in offset order; up to Concurrency
-// partitions are handled at once. The loop only asks for as many partitions as it has free
-// handler goroutines, so at most Batch × Concurrency messages are leased at any time; with
-// autopilot on it always sends `partitions` (the free goroutines) for that reason.
+// partitions are handled at once, each by its own goroutine. Up to eight pops run at once,
+// and each asks for no more partitions than there are idle goroutines to take them, so at most
+// Batch × Concurrency messages are leased at any time. For that reason a pop sends
+// `partitions` even with autopilot on (the broker's autopilot then sizes only the batch).
 //
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,
@@ -107,6 +105,8 @@ type consumer struct {
 	closed         <-chan struct{} // closed by Client.Close
 	stopCtx        context.Context // done once the loop stops taking work
 	stopNow        context.CancelFunc
+	popCtx         context.Context // the pops' ctx: cancelled a little after the stop
+	cancelPops     context.CancelFunc
 	handlerCtx     context.Context // parent of every handler ctx; cancelled after ShutdownTimeout
 	cancelHandlers context.CancelFunc
 	ackCtx         context.Context // never cancelled by the caller: acks survive shutdown
@@ -114,7 +114,8 @@ type consumer struct {
 	reserved atomic.Int64 // messages handed to the handler (Limit)
 	held     atomic.Int64 // leased messages not yet handed out or released (Limit)
 
-	idle idleWatch
+	idle   idleWatch
+	outage *outageGate
 }
 
 func (b QueueBuilder) consume(ctx context.Context, h handling) error {
@@ -171,9 +172,11 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.workerExit = make(chan struct{}, 1)
 	l.userCtx = ctx
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
+	l.popCtx, l.cancelPops = context.WithCancel(context.Background())
 	l.handlerCtx, l.cancelHandlers = context.WithCancel(context.WithoutCancel(ctx))
 	l.ackCtx = context.WithoutCancel(ctx)
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
+	l.outage = newOutageGate()
 	return l
 }
 
@@ -188,18 +191,26 @@ func (l *consumer) run() error {
 	watcher.Go(func() { l.watch(shutdown, finished) })
 
 	l.idle.arm()
-	err := l.poll()
+	err := l.pollAll()
 	l.stopNow()
 	l.idle.disarm()
 	l.workers.Wait()
 	close(finished)
 	watcher.Wait()
+	l.cancelPops()
 	l.cancelHandlers()
 	return err
 }
 
-// watch turns ctx and Close into a stop, then gives running handlers the shutdown grace
-// before cancelling their ctx.
+// popStopGrace is how long pops in flight at a stop may still answer before they are
+// cancelled. A pop that finds messages answers at once, and what it brings is released with
+// retry; a pop still waiting after the grace is a long poll with nothing to lease, which the
+// broker abandons when it is cancelled (R142). Only a broker slower than the grace can have
+// leased messages for a cancelled pop; they come back when their lease expires.
+const popStopGrace = 200 * time.Millisecond
+
+// watch turns ctx and Close into a stop, then gives pops in flight popStopGrace and running
+// handlers the shutdown grace before cancelling them.
 func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
 	select {
 	case <-l.userCtx.Done():
@@ -209,12 +220,19 @@ func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
 		return
 	}
 	l.stopNow()
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		l.cancelHandlers()
-	case <-finished:
+	pops := time.NewTimer(popStopGrace)
+	defer pops.Stop()
+	handlers := time.NewTimer(grace)
+	defer handlers.Stop()
+	for {
+		select {
+		case <-pops.C:
+			l.cancelPops()
+		case <-handlers.C:
+			l.cancelHandlers()
+		case <-finished:
+			return
+		}
 	}
 }
 
@@ -229,206 +247,6 @@ func (l *consumer) stopping() bool {
 		return true
 	default:
 		return false
-	}
-}
-
-// poll sends pops while there are free handler goroutines, and hands out what they lease.
-// It returns nil on a graceful stop and the error on a fatal one.
-func (l *consumer) poll() error {
-	failures := newFailureBackoff()
-	quiet := newQuietBackoff()
-	for {
-		free, ok := l.acquire(l.wantedPartitions())
-		if !ok {
-			return nil
-		}
-		batch, ok := l.nextBatch()
-		if !ok {
-			// Limit: the running batches may still hand out every remaining message.
-			l.giveBack(free)
-			if !l.awaitWorker() {
-				return nil
-			}
-			continue
-		}
-		started := time.Now()
-		msgs, err := l.c.doPop(l.stopCtx, l.b, l.path, l.popQuery(free, batch))
-		if err != nil {
-			l.giveBack(free)
-			if l.stopping() || errors.Is(err, ErrClosed) {
-				return nil
-			}
-			l.idle.busy() // an outage is not idleness
-			if isFatal(err) {
-				l.log.fatal(err)
-				return err
-			}
-			l.log.transient(err)
-			if !l.pause(failures.NextBackOff()) {
-				return nil
-			}
-			continue
-		}
-		failures.Reset()
-		if len(msgs) == 0 {
-			l.giveBack(free)
-			l.idle.quiet()
-			if time.Since(started) < l.quietThreshold() {
-				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
-				// a 0.15 early answer): do not ask again at once.
-				if !l.pause(quiet.NextBackOff()) {
-					return nil
-				}
-			}
-			continue
-		}
-		quiet.Reset()
-		l.dispatch(msgs, free)
-	}
-}
-
-// wantedPartitions is how many partitions one pop should claim at most.
-func (l *consumer) wantedPartitions() int {
-	switch {
-	case l.b.partition != "":
-		return 1 // a partition route claims one (R21)
-	case l.b.partsSet:
-		return l.b.partitions
-	case l.autopilot:
-		return min(l.concurrency, maxPartitions)
-	default:
-		return 1
-	}
-}
-
-// popQuery is the pop's parameters for free idle goroutines and a batch size (0: unsent).
-func (l *consumer) popQuery(free, batch int) url.Values {
-	q := maps.Clone(l.query)
-	if l.b.partition == "" && (l.b.partsSet || l.autopilot) {
-		q.Set("partitions", strconv.Itoa(free))
-	}
-	if batch > 0 {
-		q.Set("batch", strconv.Itoa(batch))
-	}
-	return q
-}
-
-// nextBatch is the batch to ask for (0: leave it to the broker), and false when Limit leaves
-// nothing to ask for until a running batch ends.
-func (l *consumer) nextBatch() (int, bool) {
-	size, ceiling := 0, 1 // without autopilot a broker hands out one message (R28)
-	if l.autopilot {
-		ceiling = autopilotMaxBatch
-	}
-	if l.b.batchSet {
-		size, ceiling = l.b.batch, l.b.batch
-	}
-	if c := l.pace.batchCap(l.leaseTime); c > 0 && c < ceiling {
-		size, ceiling = c, c
-	}
-	if l.limit > 0 {
-		left := l.limit - l.reserved.Load() - l.held.Load()
-		if left <= 0 {
-			return 0, false
-		}
-		if left < int64(ceiling) {
-			size = int(left)
-		}
-	}
-	return size, true
-}
-
-// quietThreshold is how soon an empty answer counts as "answered without waiting".
-func (l *consumer) quietThreshold() time.Duration {
-	if l.query.Get("wait") != "true" || l.b.discovery() {
-		return time.Duration(1<<63 - 1)
-	}
-	return min(l.b.pollTimeout()/2, time.Second)
-}
-
-// acquire takes between 1 and want idle goroutines, waiting for the first; false on stop.
-func (l *consumer) acquire(want int) (int, bool) {
-	select {
-	case <-l.slots:
-	case <-l.stopCtx.Done():
-		return 0, false
-	}
-	n := 1
-	for n < want {
-		select {
-		case <-l.slots:
-			n++
-			continue
-		default:
-		}
-		break
-	}
-	if l.stopping() {
-		l.giveBack(n)
-		return 0, false
-	}
-	return n, true
-}
-
-// giveBack returns n goroutine tokens.
-func (l *consumer) giveBack(n int) {
-	for range n {
-		l.slots <- struct{}{}
-	}
-}
-
-// awaitWorker waits for a running batch to end; false on stop.
-func (l *consumer) awaitWorker() bool {
-	select {
-	case <-l.workerExit:
-		return true
-	case <-l.stopCtx.Done():
-		return false
-	}
-}
-
-// pause waits d, or returns false at once on stop.
-func (l *consumer) pause(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-l.stopCtx.Done():
-		return false
-	}
-}
-
-// dispatch starts one handler goroutine per leased partition. free goroutine tokens were
-// taken for the pop; a broker that claimed more partitions than asked gets them as tokens
-// free up.
-func (l *consumer) dispatch(msgs []*Message, free int) {
-	l.idle.busy()
-	if l.stopping() {
-		// The pop was answered after the stop began: give its messages back at once.
-		l.giveBack(free)
-		l.release(msgs)
-		return
-	}
-	deadline := newLeaseDeadline(l.c.renewer.now().Add(l.leaseTime))
-	groups := byPartition(msgs)
-	l.held.Add(int64(len(msgs)))
-	if extra := free - len(groups); extra > 0 {
-		l.giveBack(extra)
-	}
-	for i, g := range groups {
-		if i >= free {
-			if _, ok := l.acquire(1); !ok {
-				var rest []*Message
-				for _, r := range groups[i:] {
-					rest = append(rest, r...)
-				}
-				l.held.Add(-int64(len(rest)))
-				l.release(rest)
-				return
-			}
-		}
-		l.start(&leasedBatch{msgs: g, deadline: deadline})
 	}
 }
 
@@ -500,130 +318,5 @@ func (l *consumer) reserve(n int) int {
 			}
 			return int(take)
 		}
-	}
-}
-
-// isFatal reports whether a pop error ends Consume: an invalid option, 401/403 (O26), a 404
-// (a route the broker lacks: a 2.0 pop answers an unknown queue with 204), or another 4xx the
-// broker gives these parameters, which asking again cannot change.
-func isFatal(err error) bool {
-	if errors.Is(err, ErrInvalidOption) {
-		return true
-	}
-	var api *APIError
-	if !errors.As(err, &api) {
-		return false
-	}
-	if api.Temporary() || api.StatusCode == 408 {
-		return false
-	}
-	return api.StatusCode >= 400 && api.StatusCode < 500
-}
-
-// idleWatch stops the loop once it has had nothing to do for its timeout.
-type idleWatch struct {
-	enabled bool
-	timeout time.Duration
-	stop    func()
-
-	mu       sync.Mutex
-	inFlight int
-	gen      uint64 // a countdown fires only if nothing happened since it began
-	timer    *time.Timer
-	armed    bool
-	disarmed bool
-}
-
-// arm starts the idle countdown; the loop has nothing to do.
-func (w *idleWatch) arm() {
-	if !w.enabled {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.armLocked()
-}
-
-func (w *idleWatch) armLocked() {
-	if w.disarmed {
-		return
-	}
-	w.gen++
-	gen := w.gen
-	if w.timer != nil {
-		w.timer.Stop()
-	}
-	w.armed = true
-	w.timer = time.AfterFunc(w.timeout, func() {
-		w.mu.Lock()
-		fire := w.gen == gen && w.inFlight == 0
-		w.mu.Unlock()
-		if fire {
-			w.stop()
-		}
-	})
-}
-
-// busy cancels the countdown: a pop brought work, or failed.
-func (w *idleWatch) busy() {
-	if !w.enabled {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.gen++
-	w.armed = false
-	if w.timer != nil {
-		w.timer.Stop()
-	}
-}
-
-// quiet starts the countdown after an empty answer, unless it runs already or batches do.
-func (w *idleWatch) quiet() {
-	if !w.enabled {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.armed && w.inFlight == 0 {
-		w.armLocked()
-	}
-}
-
-// started and ended bracket each batch; the countdown restarts when the last one ends.
-func (w *idleWatch) started() {
-	if !w.enabled {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.inFlight++
-	w.gen++
-	w.armed = false
-}
-
-func (w *idleWatch) ended() {
-	if !w.enabled {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.inFlight--
-	if w.inFlight == 0 {
-		w.armLocked()
-	}
-}
-
-// disarm stops the countdown for good.
-func (w *idleWatch) disarm() {
-	if !w.enabled {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.disarmed = true
-	w.gen++
-	if w.timer != nil {
-		w.timer.Stop()
 	}
 }

@@ -338,6 +338,36 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 	assert.Empty(t, drain(t, c, "cancel"))
 }
 
+// A pop in flight when the stop begins loses nothing: what it brings is released with retry
+// and comes back at once (the broker's clock never moves here).
+func TestConsumeReleasesWhatAPopBringsAfterTheStop(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	proxy, url := newCounting(t, srv.Handler())
+	c := newTestClient(t, url)
+	pushN(t, c, "late", "p", 3)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	proxy.setOverride(func(r *http.Request) (int, bool) {
+		if routeOf(r.URL.Path) == "pop" {
+			cancel() // the stop begins while the broker is leasing
+		}
+		return 0, false
+	})
+	var handled atomic.Int32
+	err := c.Queue("late").Batch(3).Each().Consume(ctx, func(context.Context, *Message) error {
+		handled.Add(1)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Zero(t, handled.Load())
+	msgs := drain(t, c, "late")
+	require.Len(t, msgs, 3)
+	for _, m := range msgs {
+		assert.Equal(t, 2, m.DeliveryAttempt, "leased once, then released")
+	}
+}
+
 // A handler still running when ShutdownTimeout passes has its ctx cancelled; its ack is still
 // sent, on a ctx of the loop's own.
 func TestConsumeShutdownTimeoutCancelsHandlersButStillAcks(t *testing.T) {
@@ -628,30 +658,46 @@ func TestConsumePopSizing(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	l := newConsumer(t.Context(), c.Queue("q").Concurrency(8), eachHandling(func(context.Context, *Message) error { return nil }))
-	assert.Equal(t, 8, l.wantedPartitions())
+	pollers, perPop := l.pollers()
+	assert.Equal(t, 8, pollers)
+	assert.Equal(t, 1, perPop)
 	q := l.popQuery(3, 0)
 	assert.Equal(t, "3", q.Get("partitions"))
 	assert.Equal(t, "true", q.Get("autopilot"))
 	assert.Empty(t, q.Get("batch"), "autopilot chooses the batch (R137)")
 
-	size, ok := l.nextBatch()
+	size, most, ok := l.nextBatch()
 	assert.True(t, ok)
 	assert.Zero(t, size)
+	assert.Equal(t, autopilotMaxBatch, most)
 	l.pace.observe(1, 6*time.Second) // 60s lease: 5 messages fit in half of it
-	size, _ = l.nextBatch()
+	size, most, _ = l.nextBatch()
 	assert.Equal(t, 5, size)
+	assert.Equal(t, 5, most)
 
 	fixed := newConsumer(t.Context(), c.Queue("q").Batch(100).Autopilot(false), eachHandling(nil))
-	assert.Equal(t, 1, fixed.wantedPartitions())
-	size, _ = fixed.nextBatch()
+	pollers, perPop = fixed.pollers()
+	assert.Equal(t, 1, pollers)
+	assert.Equal(t, 1, perPop)
+	size, _, _ = fixed.nextBatch()
 	assert.Equal(t, 100, size)
 	assert.Empty(t, fixed.popQuery(1, size).Get("partitions"))
 
+	wide := newConsumer(t.Context(), c.Queue("q").Concurrency(16), eachHandling(nil))
+	pollers, perPop = wide.pollers()
+	assert.Equal(t, 8, pollers)
+	assert.Equal(t, 2, perPop)
+	grouped := newConsumer(t.Context(), c.Queue("q").Concurrency(8).Partitions(4), eachHandling(nil))
+	pollers, perPop = grouped.pollers()
+	assert.Equal(t, 2, pollers)
+	assert.Equal(t, 4, perPop)
+
 	limited := newConsumer(t.Context(), c.Queue("q").Limit(7), eachHandling(nil))
-	size, _ = limited.nextBatch()
+	size, _, _ = limited.nextBatch()
 	assert.Equal(t, 7, size)
-	limited.reserved.Store(7)
-	_, ok = limited.nextBatch()
+	limited.reserved.Store(3)
+	limited.held.Store(4) // leased or being popped
+	_, _, ok = limited.nextBatch()
 	assert.False(t, ok)
 }
 

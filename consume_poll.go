@@ -1,0 +1,300 @@
+package queen
+
+import (
+	"errors"
+	"maps"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// maxPollers bounds the pops one Consume has in flight at once.
+const maxPollers = 8
+
+// Polling: a few pollers share the handler goroutines (the slots). Each takes between one and
+// perPop idle slots, pops for exactly that many partitions, and starts one goroutine per
+// partition leased. Pops run in parallel, as separate consumers would, so a slow pop never
+// holds up idle goroutines; the slots bound what all of them lease together.
+
+// pollers is how many pops run at once, and perPop how many partitions each asks for at most.
+func (l *consumer) pollers() (pollers, perPop int) {
+	switch {
+	case l.b.partition != "":
+		return 1, 1 // a partition route leases one partition at a time (R21)
+	case l.b.partsSet:
+		perPop = l.b.partitions
+	default:
+		perPop = 1
+	}
+	pollers = min((l.concurrency+perPop-1)/perPop, maxPollers)
+	if !l.b.partsSet && l.autopilot {
+		perPop = min((l.concurrency+pollers-1)/pollers, maxPartitions)
+	}
+	return pollers, perPop
+}
+
+// pollAll runs the pollers and returns the first fatal error, if any.
+func (l *consumer) pollAll() error {
+	n, perPop := l.pollers()
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		fatal error
+	)
+	for range n {
+		wg.Go(func() {
+			if err := l.poll(perPop); err != nil {
+				once.Do(func() { fatal = err })
+				l.stopNow()
+			}
+		})
+	}
+	wg.Wait()
+	return fatal
+}
+
+// poll sends pops while there are idle handler goroutines, and hands out what they lease.
+// It returns nil on a graceful stop and the error on a fatal one.
+func (l *consumer) poll(perPop int) error {
+	quiet := newQuietBackoff()
+	for {
+		if !l.outage.wait(l) {
+			return nil
+		}
+		free, ok := l.acquire(perPop)
+		if !ok {
+			return nil
+		}
+		batch, most, ok := l.nextBatch()
+		if !ok {
+			// Limit: the running batches may still hand out every remaining message.
+			l.giveBack(free)
+			if !l.awaitWorker() {
+				return nil
+			}
+			continue
+		}
+		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
+		started := time.Now()
+		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(free, batch))
+		l.held.Add(int64(len(msgs) - most))
+		if err != nil {
+			l.giveBack(free)
+			if l.stopping() || errors.Is(err, ErrClosed) {
+				return nil
+			}
+			l.idle.busy() // an outage is not idleness
+			if isFatal(err) {
+				l.log.fatal(err)
+				return err
+			}
+			l.log.transient(err)
+			l.outage.failed()
+			continue
+		}
+		l.outage.recovered()
+		if len(msgs) == 0 {
+			l.giveBack(free)
+			l.idle.quiet()
+			if time.Since(started) < l.quietThreshold() {
+				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
+				// a 0.15 early answer): do not ask again at once.
+				if !l.pause(quiet.NextBackOff()) {
+					return nil
+				}
+			}
+			continue
+		}
+		quiet.Reset()
+		l.dispatch(msgs, free)
+	}
+}
+
+// outageGate makes every poller wait out a jittered, growing backoff after a failed pop, so a
+// failing broker gets a handful of requests per second at most, whatever the pollers.
+type outageGate struct {
+	mu    sync.Mutex
+	bo    *backoff.ExponentialBackOff
+	until time.Time
+}
+
+func newOutageGate() *outageGate { return &outageGate{bo: newFailureBackoff()} }
+
+// failed starts the next wait, unless one is running: pops failing together count once.
+func (g *outageGate) failed() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now := time.Now(); !now.Before(g.until) {
+		g.until = now.Add(g.bo.NextBackOff())
+	}
+}
+
+// recovered resets the backoff after a pop that reached the broker.
+func (g *outageGate) recovered() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.until.IsZero() {
+		g.bo.Reset()
+		g.until = time.Time{}
+	}
+}
+
+// wait blocks until the current wait is over; false on stop.
+func (g *outageGate) wait(l *consumer) bool {
+	g.mu.Lock()
+	d := time.Until(g.until)
+	g.mu.Unlock()
+	return d <= 0 || l.pause(d)
+}
+
+// popQuery is the pop's parameters for free idle goroutines and a batch size (0: unsent).
+func (l *consumer) popQuery(free, batch int) url.Values {
+	q := maps.Clone(l.query)
+	if l.b.partition == "" && (l.b.partsSet || l.autopilot) {
+		// Never more partitions than idle goroutines: sent with autopilot too (R34).
+		q.Set("partitions", strconv.Itoa(free))
+	}
+	if batch > 0 {
+		q.Set("batch", strconv.Itoa(batch))
+	}
+	return q
+}
+
+// nextBatch is the batch to ask for (0: leave it to the broker) and the most messages the pop
+// can bring; false when Limit leaves nothing to ask for until a running batch ends.
+func (l *consumer) nextBatch() (size, most int, ok bool) {
+	ceiling := 1 // without autopilot a broker hands out one message (R28)
+	if l.autopilot {
+		ceiling = autopilotMaxBatch
+	}
+	if l.b.batchSet {
+		size, ceiling = l.b.batch, l.b.batch
+	}
+	if c := l.pace.batchCap(l.leaseTime); c > 0 && c < ceiling {
+		size, ceiling = c, c
+	}
+	if l.limit > 0 {
+		left := l.limit - l.reserved.Load() - l.held.Load()
+		if left <= 0 {
+			return 0, 0, false
+		}
+		if left < int64(ceiling) {
+			size, ceiling = int(left), int(left)
+		}
+	}
+	return size, ceiling, true
+}
+
+// quietThreshold is how soon an empty answer counts as "answered without waiting".
+func (l *consumer) quietThreshold() time.Duration {
+	if l.query.Get("wait") != "true" || l.b.discovery() {
+		return time.Duration(1<<63 - 1)
+	}
+	return min(l.b.pollTimeout()/2, time.Second)
+}
+
+// acquire takes between 1 and want idle goroutines, waiting for the first; false on stop.
+func (l *consumer) acquire(want int) (int, bool) {
+	select {
+	case <-l.slots:
+	case <-l.stopCtx.Done():
+		return 0, false
+	}
+	n := 1
+	for n < want {
+		select {
+		case <-l.slots:
+			n++
+			continue
+		default:
+		}
+		break
+	}
+	if l.stopping() {
+		l.giveBack(n)
+		return 0, false
+	}
+	return n, true
+}
+
+// giveBack returns n goroutine tokens.
+func (l *consumer) giveBack(n int) {
+	for range n {
+		l.slots <- struct{}{}
+	}
+}
+
+// awaitWorker waits for a running batch to end; false on stop.
+func (l *consumer) awaitWorker() bool {
+	select {
+	case <-l.workerExit:
+		return true
+	case <-l.stopCtx.Done():
+		return false
+	}
+}
+
+// pause waits d, or returns false at once on stop.
+func (l *consumer) pause(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-l.stopCtx.Done():
+		return false
+	}
+}
+
+// dispatch starts one handler goroutine per leased partition. free goroutine tokens were
+// taken for the pop; a broker that claimed more partitions than asked gets them as tokens
+// free up.
+func (l *consumer) dispatch(msgs []*Message, free int) {
+	l.idle.busy()
+	if l.stopping() {
+		// The pop was answered after the stop began: give its messages back at once.
+		l.giveBack(free)
+		l.held.Add(-int64(len(msgs)))
+		l.release(msgs)
+		return
+	}
+	deadline := newLeaseDeadline(l.c.renewer.now().Add(l.leaseTime))
+	groups := byPartition(msgs)
+	if extra := free - len(groups); extra > 0 {
+		l.giveBack(extra)
+	}
+	for i, g := range groups {
+		if i >= free {
+			if _, ok := l.acquire(1); !ok {
+				var rest []*Message
+				for _, r := range groups[i:] {
+					rest = append(rest, r...)
+				}
+				l.held.Add(-int64(len(rest)))
+				l.release(rest)
+				return
+			}
+		}
+		l.start(&leasedBatch{msgs: g, deadline: deadline})
+	}
+}
+
+// isFatal reports whether a pop error ends Consume: an invalid option, 401/403 (O26), a 404
+// (a route the broker lacks: a 2.0 pop answers an unknown queue with 204), or another 4xx the
+// broker gives these parameters, which asking again cannot change.
+func isFatal(err error) bool {
+	if errors.Is(err, ErrInvalidOption) {
+		return true
+	}
+	var api *APIError
+	if !errors.As(err, &api) {
+		return false
+	}
+	if api.Temporary() || api.StatusCode == 408 {
+		return false
+	}
+	return api.StatusCode >= 400 && api.StatusCode < 500
+}
