@@ -50,7 +50,15 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 //
 // Limit(n) counts messages whose handler returned, whatever the outcome (including a batch
 // whose lease was lost); exactly n are handed to the handler, and any other leased message is
-// released with retry.
+// released with retry. IdleTimeout(d) counts time in which no handler runs and the broker
+// answers pops with nothing; time spent waiting out a broker outage does not count.
+//
+// With RenewLease, one goroutine per Client extends the lease of every running batch; a
+// refused renewal cancels the batch's handler ctx with cause ErrLeaseLost, and nothing of
+// that batch is acked (the broker has taken it back). Without it, the loop still tracks each
+// lease's expiry (LeaseTime, else 60s): a message whose lease has run out before its turn is
+// not handed to the handler but released with retry, and the batch sizes it asks for are
+// capped so that a batch is expected to be handled in half a lease (see autopilot.go).
 //
 // Delivery is at least once: a message whose ack is lost, whose lease runs out, or whose
 // handler is still running when the process dies is delivered again.
@@ -96,10 +104,10 @@ type consumer struct {
 	renewExtend time.Duration
 	limit       int64 // 0: none
 
-	slots      chan struct{} // one token per idle handler goroutine
-	workerExit chan struct{} // buffered(1): a batch finished
-	workers    sync.WaitGroup
-	pace       handlingPace
+	slots       chan struct{} // one token per idle handler goroutine
+	budgetFreed chan struct{} // buffered(1): a batch ended, or a pop brought less than it might
+	workers     sync.WaitGroup
+	pace        handlingPace
 
 	userCtx        context.Context // Consume's ctx
 	closed         <-chan struct{} // closed by Client.Close
@@ -169,10 +177,10 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	for range l.concurrency {
 		l.slots <- struct{}{}
 	}
-	l.workerExit = make(chan struct{}, 1)
+	l.budgetFreed = make(chan struct{}, 1)
 	l.userCtx = ctx
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
-	l.popCtx, l.cancelPops = context.WithCancel(context.Background())
+	l.popCtx, l.cancelPops = context.WithCancel(context.WithoutCancel(ctx))
 	l.handlerCtx, l.cancelHandlers = context.WithCancel(context.WithoutCancel(ctx))
 	l.ackCtx = context.WithoutCancel(ctx)
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}

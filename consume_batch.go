@@ -22,10 +22,7 @@ func (l *consumer) start(b *leasedBatch) {
 			l.held.Add(-int64(len(b.msgs)))
 			l.idle.ended()
 			l.giveBack(1)
-			select {
-			case l.workerExit <- struct{}{}:
-			default:
-			}
+			l.signalBudget()
 		}()
 		l.handle(b)
 	})

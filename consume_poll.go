@@ -81,6 +81,9 @@ func (l *consumer) poll(perPop int) error {
 		started := time.Now()
 		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(free, batch))
 		l.held.Add(int64(len(msgs) - most))
+		if len(msgs) < most {
+			l.signalBudget()
+		}
 		if err != nil {
 			l.giveBack(free)
 			if l.stopping() || errors.Is(err, ErrClosed) {
@@ -227,13 +230,21 @@ func (l *consumer) giveBack(n int) {
 	}
 }
 
-// awaitWorker waits for a running batch to end; false on stop.
+// awaitWorker waits until Limit may have room again; false on stop.
 func (l *consumer) awaitWorker() bool {
 	select {
-	case <-l.workerExit:
+	case <-l.budgetFreed:
 		return true
 	case <-l.stopCtx.Done():
 		return false
+	}
+}
+
+// signalBudget wakes a poller waiting in awaitWorker.
+func (l *consumer) signalBudget() {
+	select {
+	case l.budgetFreed <- struct{}{}:
+	default:
 	}
 }
 
