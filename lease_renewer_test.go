@@ -1,0 +1,69 @@
+package queen
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// One renewer serves every lease of a client: one extend per leaseId per period, however many
+// batches hold it; a refused one tells every holder; it stops with the client.
+func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	proxy, url := newCounting(t, srv.Handler())
+	c := newTestClient(t, url)
+	clock, renewed := useManualRenewClock(c)
+	var leases []string
+	for p := range 3 {
+		pushN(t, c, "renew", fmt.Sprintf("p%d", p), 1)
+		msgs, err := c.Queue("renew").Partition(fmt.Sprintf("p%d", p)).Pop(t.Context())
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		leases = append(leases, msgs[0].LeaseID)
+	}
+
+	var mu sync.Mutex
+	extended := map[string]int{}
+	lost := map[string]int{}
+	holder := func(id string) *leaseHolder {
+		return &leaseHolder{
+			extended: func(time.Time) { mu.Lock(); extended[id]++; mu.Unlock() },
+			lost:     func() { mu.Lock(); lost[id]++; mu.Unlock() },
+			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
+		}
+	}
+	var untrack []func()
+	for _, id := range append(leases, "unknown-lease") {
+		for range 4 { // four batches (partitions of one pop) hold each lease
+			untrack = append(untrack, c.renewer.track(c, id, 5*time.Second, 30*time.Second, holder(id)))
+		}
+	}
+
+	clock.Advance(5 * time.Second)
+	for range 4 {
+		<-renewed
+	}
+	assert.Equal(t, 4, proxy.count("POST extend"), "one extend per lease")
+	mu.Lock()
+	for _, id := range leases {
+		assert.Equal(t, 4, extended[id], "every holder of %s heard of the renewal", id)
+	}
+	assert.Equal(t, 4, lost["unknown-lease"], "every holder of a refused lease heard of it")
+	mu.Unlock()
+
+	for _, u := range untrack {
+		u()
+	}
+	c.renewer.stop() // waits for the goroutine; goleak checks nothing is left
+	noop := c.renewer.track(c, leases[0], time.Second, time.Second, holder(leases[0]))
+	noop()
+	clock.Advance(time.Minute)
+	assert.Equal(t, 4, proxy.count("POST extend"), "nothing renewed after stop")
+}
