@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"time"
-
-	"github.com/cenkalti/backoff/v4"
 )
 
 // maxPollers bounds the pops one Consume has in flight at once.
@@ -61,9 +59,6 @@ func (l *consumer) pollAll() error {
 func (l *consumer) poll(perPop int) error {
 	quiet := newQuietBackoff()
 	for {
-		if !l.outage.wait(l) {
-			return nil
-		}
 		free, ok := l.acquire(perPop)
 		if !ok {
 			return nil
@@ -76,6 +71,11 @@ func (l *consumer) poll(perPop int) error {
 				return nil
 			}
 			continue
+		}
+		probe, ok := l.outage.enter(l.stopCtx.Done())
+		if !ok {
+			l.giveBack(free)
+			return nil
 		}
 		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
 		started := time.Now()
@@ -95,7 +95,7 @@ func (l *consumer) poll(perPop int) error {
 				return err
 			}
 			l.log.transient(err)
-			l.outage.failed()
+			l.outage.failed(probe)
 			continue
 		}
 		l.outage.recovered()
@@ -114,43 +114,6 @@ func (l *consumer) poll(perPop int) error {
 		quiet.Reset()
 		l.dispatch(msgs, free)
 	}
-}
-
-// outageGate makes every poller wait out a jittered, growing backoff after a failed pop, so a
-// failing broker gets a handful of requests per second at most, whatever the pollers.
-type outageGate struct {
-	mu    sync.Mutex
-	bo    *backoff.ExponentialBackOff
-	until time.Time
-}
-
-func newOutageGate() *outageGate { return &outageGate{bo: newFailureBackoff()} }
-
-// failed starts the next wait, unless one is running: pops failing together count once.
-func (g *outageGate) failed() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if now := time.Now(); !now.Before(g.until) {
-		g.until = now.Add(g.bo.NextBackOff())
-	}
-}
-
-// recovered resets the backoff after a pop that reached the broker.
-func (g *outageGate) recovered() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.until.IsZero() {
-		g.bo.Reset()
-		g.until = time.Time{}
-	}
-}
-
-// wait blocks until the current wait is over; false on stop.
-func (g *outageGate) wait(l *consumer) bool {
-	g.mu.Lock()
-	d := time.Until(g.until)
-	g.mu.Unlock()
-	return d <= 0 || l.pause(d)
 }
 
 // popQuery is the pop's parameters for free idle goroutines and a batch size (0: unsent).
