@@ -101,3 +101,16 @@ func (g *outageGate) notifyLocked() {
 	close(g.changed)
 	g.changed = make(chan struct{})
 }
+
+// Backoff after a failed pop: jittered, growing from 250ms to 10s, never giving up. A broker
+// answering every pop with an error sees a handful of requests per second at most (the
+// transport's own retries included), then fewer.
+func newFailureBackoff() *backoff.ExponentialBackOff {
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(250*time.Millisecond),
+		backoff.WithMaxInterval(10*time.Second),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMultiplier(2),
+		backoff.WithMaxElapsedTime(0),
+	)
+}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/cenkalti/backoff/v4"
 )
 
 // maxPollers bounds the pops one Consume has in flight at once.
@@ -271,4 +273,16 @@ func isFatal(err error) bool {
 		return false
 	}
 	return api.StatusCode >= 400 && api.StatusCode < 500
+}
+
+// Backoff after an empty answer that came without waiting (no Wait, a discovery pop): from
+// 50ms to 1s, so an idle queue costs about one request per second.
+func newQuietBackoff() *backoff.ExponentialBackOff {
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(50*time.Millisecond),
+		backoff.WithMaxInterval(time.Second),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMultiplier(2),
+		backoff.WithMaxElapsedTime(0),
+	)
 }

@@ -6,9 +6,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
-	"time"
-
-	"github.com/cenkalti/backoff/v4"
 )
 
 // PanicError is what a consume handler's panic becomes: the message is acked failed with the
@@ -118,29 +115,4 @@ func (r *consumeLog) leaseLost(m *Message) {
 func (r *consumeLog) leaseRanOut(m *Message) {
 	r.logger.Warn("queen: lease ran out before the message was handled; releasing it",
 		append(messageAttrs(m), "leaseId", m.LeaseID)...)
-}
-
-// Backoff after a failed pop: jittered, growing from 250ms to 10s, never giving up. A broker
-// answering every pop with an error sees a handful of requests per second at most (the
-// transport's own retries included), then fewer.
-func newFailureBackoff() *backoff.ExponentialBackOff {
-	return backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(250*time.Millisecond),
-		backoff.WithMaxInterval(10*time.Second),
-		backoff.WithRandomizationFactor(0.5),
-		backoff.WithMultiplier(2),
-		backoff.WithMaxElapsedTime(0),
-	)
-}
-
-// Backoff after an empty answer that came without waiting (no Wait, a discovery pop): from
-// 50ms to 1s, so an idle queue costs about one request per second.
-func newQuietBackoff() *backoff.ExponentialBackOff {
-	return backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(50*time.Millisecond),
-		backoff.WithMaxInterval(time.Second),
-		backoff.WithRandomizationFactor(0.5),
-		backoff.WithMultiplier(2),
-		backoff.WithMaxElapsedTime(0),
-	)
 }
