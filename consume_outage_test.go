@@ -2,6 +2,8 @@ package queen
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -68,4 +70,36 @@ func TestConsumeProbesAFailingBrokerOncePerBackoff(t *testing.T) {
 		_, errs := reported.all()
 		assert.Len(t, errs, len(sent), "every failed pop went to OnError")
 	})
+}
+
+// Which pop errors end Consume (O10, O26) and which are waited out.
+func TestConsumeFatalErrors(t *testing.T) {
+	t.Parallel()
+	api := func(status int, notJSON bool) error {
+		return &APIError{StatusCode: status, Method: http.MethodGet, Path: "/api/v1/pop", NotJSON: notJSON}
+	}
+	fatal := map[string]error{
+		"401":            api(401, false),
+		"403":            api(403, false),
+		"404 not JSON":   api(404, true),
+		"404 JSON":       api(404, false),
+		"400":            api(400, false),
+		"invalid option": invalidOption("batch", 0, "must be 1..10000"),
+	}
+	for name, err := range fatal {
+		assert.True(t, isFatal(err), name)
+		assert.True(t, isFatal(fmt.Errorf("wrapped: %w", err)), name)
+	}
+	transient := map[string]error{
+		"408":               api(408, false),
+		"429":               api(429, false),
+		"500":               api(500, false),
+		"503":               api(503, false),
+		"0.15 200 failure":  api(200, false),
+		"connection reset":  errors.New("read tcp: connection reset by peer"),
+		"deadline exceeded": context.DeadlineExceeded,
+	}
+	for name, err := range transient {
+		assert.False(t, isFatal(err), name)
+	}
 }
