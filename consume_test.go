@@ -212,20 +212,25 @@ func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
 	assert.Empty(t, drain(t, c, "stop"))
 }
 
-// A BatchHandler receives one partition's messages per call, in offset order.
+// A BatchHandler receives one partition's messages per call, in offset order; Partitions(4)
+// claims four partitions in one pop (R32), which the loop splits by partition.
 func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t)
+	srv := queentest.NewServer(t)
+	proxy, url := newCounting(t, srv.Handler())
+	c := newTestClient(t, url)
 	for p := range 4 {
 		pushN(t, c, "batches", fmt.Sprintf("p%d", p), 5)
 	}
 	var mu sync.Mutex
 	got := map[string][]int{}
+	leases := map[string]bool{}
 	err := c.Queue("batches").Batch(20).Partitions(4).Concurrency(4).Limit(20).
 		Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
 			mu.Lock()
 			defer mu.Unlock()
 			part := msgs[0].PartitionID
+			leases[msgs[0].LeaseID] = true
 			for _, m := range msgs {
 				assert.Equal(t, part, m.PartitionID, "one partition per call")
 				p := decode(t, m)
@@ -238,6 +243,8 @@ func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 	for p, is := range got {
 		assert.Equal(t, []int{0, 1, 2, 3, 4}, is, p)
 	}
+	assert.Len(t, leases, 1, "the four partitions came from one pop")
+	assert.Equal(t, 4, proxy.count("POST ack"), "one batch ack per partition")
 	assert.Empty(t, drain(t, c, "batches"))
 }
 
