@@ -83,7 +83,8 @@ func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) []AckItem {
 		}
 		items = append(items, AckItem{Message: m, Status: status, Error: text})
 		if endsLease(status) {
-			return items // the later messages come back with this one; ack none of them (O18)
+			// The later messages come back with this one; ack none of them (O18).
+			return append(items, releaseAbove(status, b.msgs[i+1:])...)
 		}
 	}
 	return items
@@ -110,13 +111,14 @@ func (l *consumer) handleAll(ctx context.Context, b *leasedBatch) []AckItem {
 	var items []AckItem
 	if err != nil || l.autoAck {
 		status, text := outcome(err)
-		for _, m := range take {
+		for i, m := range take {
 			if !m.markSettled() {
 				continue
 			}
 			items = append(items, AckItem{Message: m, Status: status, Error: text})
 			if endsLease(status) {
-				return items // the rest of the batch comes back with it (O18)
+				// The rest of the batch comes back with it (O18).
+				return append(items, releaseAbove(status, b.msgs[i+1:])...)
 			}
 		}
 	}
@@ -161,6 +163,18 @@ func releaseItem(msgs []*Message) []AckItem {
 		return nil
 	}
 	return []AckItem{{Message: msgs[0], Status: StatusRetry}}
+}
+
+// releaseAbove is what follows a failed ack when messages above it stay unhandled. A failed
+// that spends the last retry files its message and moves the cursor to it (R70), which leaves
+// the lease on the messages above until it expires; a retry on the next one ends it at once.
+// When the failed still has retries it is the stop, and the broker accepts that retry without
+// applying it (R84).
+func releaseAbove(status Status, above []*Message) []AckItem {
+	if status != StatusFailed {
+		return nil // a retry is always the stop
+	}
+	return releaseItem(above)
 }
 
 // endsLease reports whether an ack status ends the lease and redelivers what is above it.

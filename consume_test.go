@@ -212,6 +212,58 @@ func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
 	assert.Empty(t, drain(t, c, "stop"))
 }
 
+// A failed that spends the last retry files the message (R70) and leaves the lease on the
+// messages above it; the loop releases them with retry, so they come back at once instead of
+// after the lease (R71, R84). The broker's clock never moves here: only a release frees them.
+func TestConsumeDeadLetteredFailureDoesNotStrandTheRestOfTheBatch(t *testing.T) {
+	t.Parallel()
+	_, c := brokerAndClient(t, queentest.WithManualClock())
+	configureQueue(t, c, "strand", map[string]any{"retryLimit": 0})
+	pushN(t, c, "strand", "p", 4)
+
+	var order []string
+	err := c.Queue("strand").Batch(4).Limit(4).Each().
+		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			order = append(order, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
+			if decode(t, m).I == 1 {
+				return errors.New("poison")
+			}
+			return nil
+		})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"0@1", "1@1", "2@2", "3@2"}, order)
+	require.Len(t, deadLetters(t, c, "strand"), 1)
+	assert.Empty(t, drain(t, c, "strand"))
+}
+
+// The same for a BatchHandler that settled the first message itself and failed on the second.
+func TestConsumeBatchDeadLetteredFailureDoesNotStrandTheRest(t *testing.T) {
+	t.Parallel()
+	_, c := brokerAndClient(t, queentest.WithManualClock())
+	configureQueue(t, c, "strand-batch", map[string]any{"retryLimit": 0})
+	pushN(t, c, "strand-batch", "p", 4)
+
+	var order []string
+	err := c.Queue("strand-batch").Batch(4).AutoAck(false).Limit(6).
+		Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
+			for _, m := range msgs {
+				order = append(order, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
+			}
+			if msgs[0].DeliveryAttempt == 1 {
+				require.NoError(t, msgs[0].Ack(ctx))
+				return errors.New("poison") // fails msgs[1], the first one left unsettled
+			}
+			for _, m := range msgs {
+				require.NoError(t, m.Ack(ctx))
+			}
+			return nil
+		})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"0@1", "1@1", "2@1", "3@1", "2@2", "3@2"}, order)
+	require.Len(t, deadLetters(t, c, "strand-batch"), 1)
+	assert.Empty(t, drain(t, c, "strand-batch"))
+}
+
 // A BatchHandler receives one partition's messages per call, in offset order; Partitions(4)
 // claims four partitions in one pop (R32), which the loop splits by partition.
 func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
