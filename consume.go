@@ -28,10 +28,12 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // (network, 5xx, 429) go to OnError and are retried with jittered backoff.
 //
 // Messages of one partition are handled one at a time in offset order; up to Concurrency
-// partitions are handled at once, each by its own goroutine. Up to eight pops run at once,
-// and each asks for no more partitions than there are idle goroutines to take them, so at most
-// Batch × Concurrency messages are leased at any time. For that reason a pop sends
-// `partitions` even with autopilot on (the broker's autopilot then sizes only the batch).
+// partitions are handled at once, each by its own goroutine. Up to min(Concurrency, 8) pops
+// run at once, one per idle goroutine, and a pop's batch bounds what it leases across all its
+// partitions (R32), so at most Batch × Concurrency messages are leased at any time. With
+// autopilot on and no Batch or Partitions, a pop sends autopilot=true and leaves both to the
+// broker (R137); Partitions(n) asks for no more partitions than there are idle goroutines, and
+// partitions a pop brings beyond them wait for one.
 //
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,

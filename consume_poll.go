@@ -121,8 +121,10 @@ func (l *consumer) poll(perPop int) error {
 // popQuery is the pop's parameters for free idle goroutines and a batch size (0: unsent).
 func (l *consumer) popQuery(free, batch int) url.Values {
 	q := maps.Clone(l.query)
-	if l.b.partition == "" && (l.b.partsSet || l.autopilot) {
-		// Never more partitions than idle goroutines: sent with autopilot too (R34).
+	if l.b.partition == "" && l.b.partsSet {
+		// Never more partitions than idle goroutines. Without Partitions the parameter is left
+		// out, autopilot or not (R137); a pop's batch still bounds what it leases (R32), and
+		// partitions beyond the idle goroutines wait for one (dispatch).
 		q.Set("partitions", strconv.Itoa(free))
 	}
 	if batch > 0 {

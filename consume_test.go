@@ -721,9 +721,9 @@ func TestConsumePopSizing(t *testing.T) {
 	assert.Equal(t, 8, pollers)
 	assert.Equal(t, 1, perPop)
 	q := l.popQuery(3, 0)
-	assert.Equal(t, "3", q.Get("partitions"))
+	assert.False(t, q.Has("partitions"), "autopilot chooses the partitions (R137)")
 	assert.Equal(t, "true", q.Get("autopilot"))
-	assert.Empty(t, q.Get("batch"), "autopilot chooses the batch (R137)")
+	assert.False(t, q.Has("batch"), "autopilot chooses the batch (R137)")
 
 	size, most, ok := l.nextBatch()
 	assert.True(t, ok)
@@ -750,6 +750,7 @@ func TestConsumePopSizing(t *testing.T) {
 	pollers, perPop = grouped.pollers()
 	assert.Equal(t, 2, pollers)
 	assert.Equal(t, 4, perPop)
+	assert.Equal(t, "3", grouped.popQuery(3, 0).Get("partitions"), "never more partitions than idle goroutines")
 
 	limited := newConsumer(t.Context(), c.Queue("q").Limit(7), eachHandling(nil))
 	size, _, _ = limited.nextBatch()
