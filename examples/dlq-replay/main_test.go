@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
+
+// The example closes its client and its in-process broker: nothing may keep running.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestDLQReplay(t *testing.T) {
 	t.Setenv("QUEEN_URL", "")

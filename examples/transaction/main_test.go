@@ -7,7 +7,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
+
+// The example closes its client and its in-process broker: nothing may keep running.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestTransaction(t *testing.T) {
 	t.Setenv("QUEEN_URL", "")
