@@ -54,20 +54,23 @@ func run(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("configure %s: %w", queue, err)
 	}
 
+	// One partition per customer: a customer's orders stay in order, and one customer's failing
+	// order does not hold up the others.
 	orders := client.Queue(queue)
-	var items []queen.PushItem
-	for id := 1; id <= 5; id++ {
-		items = append(items, queen.PushItem{Data: order{ID: id, Amount: id * 10}})
+	const count = 5
+	for id := 1; id <= count; id++ {
+		customer := orders.Partition(fmt.Sprintf("customer-%d", id))
+		if _, err := customer.Push(ctx, queen.PushItem{Data: order{ID: id, Amount: id * 10}}); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
 	}
-	if _, err := orders.Push(ctx, items...); err != nil {
-		return fmt.Errorf("push: %w", err)
-	}
-	fmt.Fprintf(out, "pushed %d orders to %s\n", len(items), queue)
+	fmt.Fprintf(out, "pushed %d orders to %s\n", count, queue)
 
 	// Order 3's card is declined until the customer fixes it.
 	var cardFixed atomic.Bool
 	billing := orders.Group("billing").
 		SubscriptionMode(queen.SubscribeAll).
+		Concurrency(3).
 		Batch(10).
 		Timeout(200 * time.Millisecond).
 		IdleTimeout(time.Second)

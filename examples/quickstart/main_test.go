@@ -30,7 +30,7 @@ func TestQuickstart(t *testing.T) {
 		require.Contains(t, got, want)
 	}
 	for _, id := range []string{"1", "2", "4", "5"} {
-		require.Contains(t, got, "order "+id+": charged")
+		require.Contains(t, got, "order "+id+": charged "+id+"0 (attempt 1)", "other customers are not held up")
 	}
 	require.Equal(t, 1, strings.Count(got, "order 3: charged"), "the replay is handled once")
 }
