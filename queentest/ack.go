@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonsplit"
 )
 
 // handleAck answers POST /api/v1/ack with an array of one ack result (R66, R74, R75).
@@ -67,7 +68,7 @@ func decodeAckBatch(o object) ([]broker.AckItem, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("acknowledgments array is required")
 	}
-	elems := splitArray(raw)
+	elems := jsonsplit.SplitArray(raw)
 	items := make([]broker.AckItem, len(elems))
 	for i, e := range elems {
 		if len(e) == 0 || e[0] != '{' {
@@ -88,7 +89,7 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 	var it broker.AckItem
 	for _, f := range o {
 		var dst *string
-		switch f.key {
+		switch f.Key {
 		case "transactionId":
 			dst = &it.TransactionID
 		case "partitionId":
@@ -104,7 +105,7 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 		default:
 			continue // unknown fields are ignored (§2.1)
 		}
-		s, _, err := rawString(f.val, f.key)
+		s, _, err := rawString(f.Val, f.Key)
 		if err != nil {
 			if index >= 0 {
 				return it, badRequest("%s[%d].%s", path, index, err.Error())

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/jsonsplit"
 )
 
 // maxBodyBytes caps a request body; a push of 10,000 one-kilobyte messages fits with room.
@@ -33,13 +35,16 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // object is a JSON object split into raw members, so a field's absence, a null and a value
 // of the wrong JSON type can be told apart (R131: null counts as absent). Its values alias
 // the request body: copy what outlives the request.
-type object []field
+type object []jsonsplit.Field
+
+// splitObject splits a validated JSON object into its members.
+func splitObject(raw []byte) object { return object(jsonsplit.SplitObject(raw)) }
 
 // get returns a member's raw value; a repeated key counts its last value, as in encoding/json.
 func (o object) get(name string) (json.RawMessage, bool) {
 	for i := len(o) - 1; i >= 0; i-- {
-		if o[i].key == name {
-			return o[i].val, true
+		if o[i].Key == name {
+			return o[i].Val, true
 		}
 	}
 	return nil, false
@@ -55,7 +60,7 @@ func (o object) raw(name string) json.RawMessage {
 func (o object) toMap() map[string]json.RawMessage {
 	m := make(map[string]json.RawMessage, len(o))
 	for _, f := range o {
-		m[f.key] = bytes.Clone(f.val)
+		m[f.Key] = bytes.Clone(f.Val)
 	}
 	return m
 }
@@ -91,7 +96,7 @@ func decodeObject(body []byte) (object, error) {
 
 // trimJSONSpace trims JSON's four whitespace bytes, and nothing else.
 func trimJSONSpace(b []byte) []byte {
-	start, end := skipSpace(b, 0), len(b)
+	start, end := jsonsplit.SkipSpace(b, 0), len(b)
 	for end > start {
 		switch b[end-1] {
 		case ' ', '\t', '\n', '\r':
@@ -132,7 +137,7 @@ func rawString(raw json.RawMessage, name string) (s string, ok bool, err error) 
 	if raw[0] != '"' {
 		return "", false, badRequest("%s must be a string, got %s", name, clip(raw))
 	}
-	return unquote(raw), true, nil
+	return jsonsplit.Unquote(raw), true, nil
 }
 
 // integer returns an integer field; a fraction, an exponent or a non-number is refused.

@@ -1,57 +1,10 @@
 package queentest
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
 )
-
-// splitObject must agree with encoding/json on every valid object: same members, same values,
-// a repeated key counting its last value.
-func FuzzSplitObject(f *testing.F) {
-	for _, seed := range []string{
-		`{}`, `{"a":1}`, ` { "a" : "x\"}" , "b":[1,{"c":"]"}], "a":null } `,
-		`{"items":[{"queue":"q","payload":{"s":"\u00e9\\"}}]}`, `{"k\u0041":true,"":false}`,
-		"{\"bad\":\"\xff\"}",
-	} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		data := bytes.TrimSpace([]byte(s))
-		if !json.Valid(data) || len(data) == 0 || data[0] != '{' {
-			return
-		}
-		var want map[string]json.RawMessage
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatalf("encoding/json refused a valid object: %v", err)
-		}
-		o := splitObject(data)
-		got := o.toMap()
-		if len(got) != len(want) {
-			t.Fatalf("%s: split %d members, want %d", data, len(got), len(want))
-		}
-		for k, v := range want {
-			g, ok := got[k]
-			if !ok {
-				t.Fatalf("%s: member %q missing", data, k)
-			}
-			var cg, cw bytes.Buffer
-			_ = json.Compact(&cg, g)
-			_ = json.Compact(&cw, v)
-			if cg.String() != cw.String() {
-				t.Fatalf("%s: member %q = %s, want %s", data, k, g, v)
-			}
-			if raw, _ := o.get(k); len(raw) > 0 && raw[0] == '"' {
-				var ws string
-				_ = json.Unmarshal(v, &ws)
-				if unquote(raw) != ws {
-					t.Fatalf("unquote(%s) = %q, want %q", raw, unquote(raw), ws)
-				}
-			}
-		}
-	})
-}
 
 // appendString must write JSON that decodes to what encoding/json's own encoding decodes to.
 func FuzzAppendString(f *testing.F) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonsplit"
 )
 
 // handlePush answers POST /api/v1/push: 201 with one result per item (R10), or 400 with
@@ -39,7 +40,7 @@ func decodePushItems(raw json.RawMessage, path string) ([]broker.PushItem, error
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("items array is required")
 	}
-	elems := splitArray(raw)
+	elems := jsonsplit.SplitArray(raw)
 	items := make([]broker.PushItem, len(elems))
 	for i, e := range elems {
 		if len(e) == 0 || e[0] != '{' {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonsplit"
 )
 
 // handleTransaction answers POST /api/v1/transaction (R126–R130).
@@ -43,7 +44,7 @@ func decodeTransaction(o object) (ops []broker.TxOp, rollback string, err error)
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, "", badRequest("operations array required")
 	}
-	elems := splitArray(raw)
+	elems := jsonsplit.SplitArray(raw)
 	if len(elems) == 0 {
 		return nil, "", badRequest("operations array cannot be empty")
 	}
