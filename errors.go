@@ -46,3 +46,9 @@ func (e *APIError) Temporary() bool {
 func invalidOption(setting string, value any, why string) error {
 	return fmt.Errorf("%w: %s=%v: %s", ErrInvalidOption, setting, value, why)
 }
+
+// invalidSetting builds the ErrInvalidOption of a builder setting: the method and the value it
+// was given, then why (which names the setting as the broker knows it).
+func invalidSetting(method string, value any, why string) error {
+	return fmt.Errorf("%w: %s(%v): %s", ErrInvalidOption, method, value, why)
+}

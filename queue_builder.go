@@ -186,60 +186,61 @@ const (
 )
 
 // validate refuses every invalid setting for the given terminal call, naming setting and value.
+// Every terminal checks every value, so a bad setting on a shared builder is reported by Push as
+// well as by Pop and Consume; the combination rules apply to the pops they concern.
 func (b QueueBuilder) validate(t terminal) error {
 	if b.client == nil {
 		return invalidOption("client", "nil", "builder was not made by Client.Queue")
 	}
+	if err := b.validateValues(); err != nil {
+		return err
+	}
 	if t == forPush {
 		if b.queue == "" {
-			return invalidOption("queue", `""`, "a push needs a queue name")
+			return invalidSetting("Queue", `""`, "queue name must not be empty for a push")
 		}
 		return nil
 	}
 	if b.queue == "" && !b.discovery() {
-		return invalidOption("queue", `""`, "needs a queue name, or Namespace/Task for a discovery pop")
+		return invalidSetting("Queue", `""`, "queue name must not be empty (or use Namespace/Task for a discovery pop)")
 	}
 	if b.discovery() && b.partition != "" {
-		return invalidOption("partition", b.partition, "a discovery pop cannot name a partition")
-	}
-	if b.modeSet && b.mode != SubscribeNew && b.mode != SubscribeAll {
-		return invalidOption("subscriptionMode", b.mode, `must be "new" or "all"`)
-	}
-	if b.fromSet && b.from.IsZero() {
-		return invalidOption("subscriptionFrom", b.from, "must be a real time")
-	}
-	if b.batchSet && (b.batch < 1 || b.batch > maxBatch) {
-		return invalidOption("batch", b.batch, "must be 1..10000")
-	}
-	if b.partsSet && (b.partitions < 1 || b.partitions > maxPartitions) {
-		return invalidOption("partitions", b.partitions, "must be 1..64")
-	}
-	if b.timeoutSet && (b.timeout < 0 || b.timeout > maxPollTimeout) {
-		return invalidOption("timeout", b.timeout, "must be 0..60s")
-	}
-	if b.leaseSet && b.leaseTime < time.Second {
-		return invalidOption("leaseTime", b.leaseTime, "must be at least 1s")
+		return invalidSetting("Partition", b.partition, "a discovery pop (Namespace/Task) cannot name a partition")
 	}
 	if b.conflation && b.group == "" {
-		return invalidOption("conflation", true, "needs a named consumer group")
+		return invalidSetting("Conflation", true, "conflation needs a named consumer group (Group)")
 	}
 	if t == forPop && b.conflation && b.autoAck != nil && *b.autoAck {
-		return invalidOption("conflation", true, "cannot be combined with autoAck on a pop")
+		return invalidSetting("Conflation", true, "conflation cannot be combined with AutoAck(true) on a Pop")
 	}
-	if b.renewEvery < 0 {
-		return invalidOption("renewLease.every", b.renewEvery, "must not be negative")
-	}
-	if b.concurrencySet && b.concurrency < 1 {
-		return invalidOption("concurrency", b.concurrency, "must be at least 1")
-	}
-	if b.limitSet && b.limit < 1 {
-		return invalidOption("limit", b.limit, "must be at least 1")
-	}
-	if b.idleSet && b.idleTimeout <= 0 {
-		return invalidOption("idleTimeout", b.idleTimeout, "must be positive")
-	}
-	if b.shutdownSet && b.shutdownTimeout < 0 {
-		return invalidOption("shutdownTimeout", b.shutdownTimeout, "must not be negative")
+	return nil
+}
+
+// validateValues refuses every setting whose value is out of range, whatever the terminal.
+func (b QueueBuilder) validateValues() error {
+	switch {
+	case b.modeSet && b.mode != SubscribeNew && b.mode != SubscribeAll:
+		return invalidSetting("SubscriptionMode", b.mode, `subscriptionMode must be "new" or "all"`)
+	case b.fromSet && b.from.IsZero():
+		return invalidSetting("SubscriptionFrom", b.from, "subscriptionFrom must be a real time")
+	case b.batchSet && (b.batch < 1 || b.batch > maxBatch):
+		return invalidSetting("Batch", b.batch, "batch must be 1..10000")
+	case b.partsSet && (b.partitions < 1 || b.partitions > maxPartitions):
+		return invalidSetting("Partitions", b.partitions, "partitions must be 1..64")
+	case b.timeoutSet && (b.timeout < 0 || b.timeout > maxPollTimeout):
+		return invalidSetting("Timeout", b.timeout, "timeout must be 0..60s")
+	case b.leaseSet && b.leaseTime < time.Second:
+		return invalidSetting("LeaseTime", b.leaseTime, "leaseTime must be at least 1s")
+	case b.renewEvery < 0:
+		return invalidSetting("RenewLease", b.renewEvery, "renewLease every must not be negative")
+	case b.concurrencySet && b.concurrency < 1:
+		return invalidSetting("Concurrency", b.concurrency, "concurrency must be at least 1")
+	case b.limitSet && b.limit < 1:
+		return invalidSetting("Limit", b.limit, "limit must be at least 1")
+	case b.idleSet && b.idleTimeout <= 0:
+		return invalidSetting("IdleTimeout", b.idleTimeout, "idleTimeout must be positive")
+	case b.shutdownSet && b.shutdownTimeout < 0:
+		return invalidSetting("ShutdownTimeout", b.shutdownTimeout, "shutdownTimeout must not be negative")
 	}
 	return nil
 }

@@ -1,0 +1,222 @@
+package queen_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go"
+)
+
+// Black-box checks of API.md, one item at a time, the way a client of the package sees it.
+
+// consumeOnce runs b's Consume against canned answers: the first pop leases popBody, every
+// later pop is empty, and every ack succeeds. It returns once h ran for the first message,
+// with the requests the broker saw.
+func consumeOnce(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popBody string,
+	h queen.Handler) (pops, acks []recorded) {
+	t.Helper()
+	c, mt := mockClient(t)
+	var popRec, ackRec recorder
+	var mu sync.Mutex
+	served := 0
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop`), func(req *http.Request) (*http.Response, error) {
+		popRec.keep(req)
+		mu.Lock()
+		defer mu.Unlock()
+		served++
+		if served > 1 {
+			return httpmock.NewStringResponse(204, ""), nil
+		}
+		return httpmock.NewStringResponse(200, popBody), nil
+	})
+	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`), func(req *http.Request) (*http.Response, error) {
+		ackRec.keep(req)
+		return httpmock.NewStringResponse(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null,"dlq":false,"leaseReleased":true}]`), nil
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	err := b(c).Each().Consume(ctx, func(hctx context.Context, m *queen.Message) error {
+		defer cancel()
+		return h(hctx, m)
+	})
+	require.NoError(t, err, "a stop by ctx returns nil")
+	return popRec.all(), ackRec.all()
+}
+
+func queryOf(t *testing.T, r recorded) url.Values {
+	t.Helper()
+	q, err := url.ParseQuery(r.RawQuery)
+	require.NoError(t, err)
+	return q
+}
+
+// API.md: Wait "Consume default true", Timeout "default 30s", Autopilot "default true for
+// Consume"; R137: batch and partitions left out under autopilot; O13: no consumerGroup in queue
+// mode; O14: subscriptionMode on every named-group pop; AutoAck is never sent by Consume.
+func TestAPIConsumeDefaultPopQuery_R137_O13_O14(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		b    func(c *queen.Client) queen.QueueBuilder
+		want url.Values
+	}{
+		{"queue mode", func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders") },
+			url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"}}},
+		{"named group", func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Group("billing") },
+			url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"},
+				"consumerGroup": {"billing"}, "subscriptionMode": {"new"}}},
+		{"AutoAck(true) stays client-side", func(c *queen.Client) queen.QueueBuilder {
+			return c.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll).AutoAck(true)
+		}, url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"},
+			"consumerGroup": {"billing"}, "subscriptionMode": {"all"}}},
+		{"autopilot off", func(c *queen.Client) queen.QueueBuilder {
+			return c.Queue("orders").Autopilot(false).Timeout(5 * time.Second)
+		}, url.Values{"wait": {"true"}, "timeout": {"5000"}}},
+		{"user-set batch and partitions are sent", func(c *queen.Client) queen.QueueBuilder {
+			return c.Queue("orders").Batch(20).Partitions(2).Concurrency(2)
+		}, url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"}, "batch": {"20"}, "partitions": {"2"}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pops, _ := consumeOnce(t, tc.b, pop20, func(context.Context, *queen.Message) error { return nil })
+			require.NotEmpty(t, pops)
+			assert.Equal(t, "/api/v1/pop/queue/orders", pops[0].Path)
+			assert.Equal(t, tc.want, queryOf(t, pops[0]))
+		})
+	}
+}
+
+// API.md Consume semantics: nil → completed, an error → failed with its text, Retry → retry,
+// DeadLetter → dlq, a panic → failed with "panic: <value>"; the ack echoes leaseId and group.
+func TestAPIConsumeHandlerReturnDecidesTheAck_R135(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		h    queen.Handler
+		want string
+	}{
+		{"nil", func(context.Context, *queen.Message) error { return nil },
+			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"completed"}`},
+		{"error", func(context.Context, *queen.Message) error { return errors.New("card declined") },
+			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"failed","error":"card declined"}`},
+		{"Retry", func(context.Context, *queen.Message) error { return queen.Retry(errors.New("busy")) },
+			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"retry","error":"busy"}`},
+		{"DeadLetter", func(context.Context, *queen.Message) error { return queen.DeadLetter(errors.New("poison")) },
+			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"dlq","error":"poison"}`},
+		{"panic", func(context.Context, *queen.Message) error { panic("boom") },
+			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"failed","error":"panic: boom"}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, acks := consumeOnce(t, func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Group("billing") },
+				pop20, tc.h)
+			require.Len(t, acks, 1)
+			assert.Equal(t, "/api/v1/ack/batch", acks[0].Path)
+			jsonEq(t, `{"acknowledgments":[`+tc.want+`],"consumerGroup":"billing"}`, acks[0].Body)
+		})
+	}
+}
+
+// API.md: invalid settings "are reported by the terminal call (Pop, Push, Consume) as an error
+// wrapping ErrInvalidOption that names the setting, before any request is sent".
+func TestAPIInvalidSettingsOnEveryTerminal(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(204, ""))
+	cases := map[string]queen.QueueBuilder{
+		"batch":            c.Queue("q").Batch(0),
+		"batch=10001":      c.Queue("q").Batch(10001),
+		"partitions":       c.Queue("q").Partitions(65),
+		"partitions=0":     c.Queue("q").Partitions(0),
+		"timeout":          c.Queue("q").Timeout(61 * time.Second),
+		"timeout<0":        c.Queue("q").Timeout(-time.Second),
+		"concurrency":      c.Queue("q").Concurrency(0),
+		"leaseTime":        c.Queue("q").LeaseTime(-time.Second),
+		"idleTimeout":      c.Queue("q").IdleTimeout(-time.Second),
+		"shutdownTimeout":  c.Queue("q").ShutdownTimeout(-time.Second),
+		"renewLease":       c.Queue("q").RenewLease(true, -time.Second),
+		"queue":            c.Queue(""),
+		"subscriptionMode": c.Queue("q").Group("g").SubscriptionMode("new-only"),
+	}
+	for name, b := range cases {
+		setting, _, _ := strings.Cut(name, "=")
+		setting, _, _ = strings.Cut(setting, "<")
+		terminals := map[string]error{}
+		_, terminals["Pop"] = b.Pop(t.Context())
+		_, terminals["Push"] = b.Push(t.Context(), queen.PushItem{Data: 1})
+		terminals["Consume"] = b.Each().Consume(t.Context(), func(context.Context, *queen.Message) error { return nil })
+		for terminal, err := range terminals {
+			if assert.ErrorIs(t, err, queen.ErrInvalidOption, "%s: %s", name, terminal) {
+				assert.Contains(t, strings.ToLower(err.Error()), strings.ToLower(setting), "%s: %s", name, terminal)
+			}
+		}
+	}
+	_, err := c.Queue("q").Group("g").Conflation(true).AutoAck(true).Pop(t.Context())
+	require.ErrorIs(t, err, queen.ErrInvalidOption, "Conflation with AutoAck on a Pop")
+	assert.Contains(t, err.Error(), "conflation")
+	assert.Empty(t, rec.all(), "nothing is sent")
+}
+
+// API.md: "A second settle of the same message returns ErrAlreadySettled and sends nothing."
+func TestAPISecondSettleSendsNothing(t *testing.T) {
+	t.Parallel()
+	settles := map[string]func(ctx context.Context, m *queen.Message) error{
+		"Ack":        func(ctx context.Context, m *queen.Message) error { return m.Ack(ctx) },
+		"Nack":       func(ctx context.Context, m *queen.Message) error { return m.Nack(ctx, errors.New("x")) },
+		"Retry":      func(ctx context.Context, m *queen.Message) error { return m.Retry(ctx) },
+		"DeadLetter": func(ctx context.Context, m *queen.Message) error { return m.DeadLetter(ctx, errors.New("x")) },
+	}
+	for first, settle := range settles {
+		t.Run(first, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			m := popOne(t, c, mt, pop20, "billing")
+			var rec recorder
+			mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
+				rec.respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
+			require.NoError(t, settle(t.Context(), m))
+			for second, again := range settles {
+				assert.ErrorIs(t, again(t.Context(), m), queen.ErrAlreadySettled, second)
+			}
+			rec.only(t)
+		})
+	}
+}
+
+// API.md: "ErrClosed after Close" for every call that talks to the broker.
+func TestAPIErrClosedAfterClose(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	m := popOne(t, c, mt, pop20, "billing")
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(200, `[]`))
+	require.NoError(t, c.Close())
+
+	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
+	assert.ErrorIs(t, err, queen.ErrClosed, "Ack")
+	_, err = c.AckBatch(t.Context(), []queen.AckItem{{Message: m}})
+	assert.ErrorIs(t, err, queen.ErrClosed, "AckBatch")
+	assert.ErrorIs(t, m.Ack(t.Context()), queen.ErrClosed, "m.Ack")
+	_, err = c.Renew(t.Context(), "lid-1", time.Minute)
+	assert.ErrorIs(t, err, queen.ErrClosed, "Renew")
+	_, err = c.Transaction().Push("q", queen.PushItem{Data: 1}).Commit(t.Context())
+	assert.ErrorIs(t, err, queen.ErrClosed, "Commit")
+	err = c.Queue("q").Each().Consume(t.Context(), func(context.Context, *queen.Message) error { return nil })
+	assert.ErrorIs(t, err, queen.ErrClosed, "Consume")
+	err = c.Queue("q").Consume(t.Context(), func(context.Context, []*queen.Message) error { return nil })
+	assert.ErrorIs(t, err, queen.ErrClosed, "batch Consume")
+	assert.Empty(t, rec.all(), "nothing is sent after Close")
+}
