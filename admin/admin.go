@@ -51,9 +51,16 @@ var (
 	// (and a dead letter already replayed or deleted). The *queen.APIError is wrapped too.
 	ErrNotFound = errors.New("admin: not found")
 	// ErrUnsupported reports an operation the broker has no route for (a 0.15 broker deleting a
-	// dead letter, say). The broker's *queen.APIError is wrapped too.
-	ErrUnsupported = errors.New("admin: not supported by this broker")
+	// dead letter, say). It matches errors.ErrUnsupported too, as an unsupported discovery pop
+	// does, and the broker's *queen.APIError is wrapped as well.
+	ErrUnsupported error = unsupportedError{}
 )
+
+// unsupportedError is ErrUnsupported: its own sentinel, and also errors.ErrUnsupported.
+type unsupportedError struct{}
+
+func (unsupportedError) Error() string        { return "admin: not supported by this broker" }
+func (unsupportedError) Is(target error) bool { return target == errors.ErrUnsupported }
 
 // Admin runs administrative operations through a queen.Client, with its auth, retries and
 // failover. Safe for concurrent use.
