@@ -25,6 +25,13 @@ import (
 func consumeOnce(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popBody string,
 	h queen.Handler) (pops, acks []recorded) {
 	t.Helper()
+	return consumeUntil(t, b, popBody, h, func(*queen.Message) bool { return true })
+}
+
+// consumeUntil is consumeOnce, stopping after the handler ran for a message last approves.
+func consumeUntil(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popBody string,
+	h queen.Handler, last func(m *queen.Message) bool) (pops, acks []recorded) {
+	t.Helper()
 	c, mt := mockClient(t)
 	var popRec, ackRec recorder
 	var mu sync.Mutex
@@ -46,7 +53,9 @@ func consumeOnce(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popBo
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	err := b(c).Each().Consume(ctx, func(hctx context.Context, m *queen.Message) error {
-		defer cancel()
+		if last(m) {
+			defer cancel()
+		}
 		return h(hctx, m)
 	})
 	require.NoError(t, err, "a stop by ctx returns nil")
