@@ -1,11 +1,9 @@
 package queentest
 
 import (
-	"fmt"
 	"net/http"
 	"strconv"
 
-	"github.com/google/uuid"
 	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/jsonsplit"
 )
@@ -22,58 +20,52 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	ops, rollback, err := decodeTransaction(o)
+	ops, err := decodeTransaction(o)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	var res broker.TxResult
-	if rollback != "" {
-		// An invalid push item rolls the transaction back before anything is applied (R127).
-		res = broker.TxResult{TransactionID: uuid.NewString(), Error: rollback}
-	} else {
-		res = s.engine.Transaction(ops)
-	}
-	writeJSON(w, http.StatusOK, transactionResponse(res))
+	writeJSON(w, http.StatusOK, transactionResponse(s.engine.Transaction(ops)))
 }
 
-// decodeTransaction reads the operations. A malformed request is an error (400, R129); an
-// invalid push item is a rollback reason "operation <n>: <why>" (200, R127).
-func decodeTransaction(o object) (ops []broker.TxOp, rollback string, err error) {
+// decodeTransaction reads the operations. A malformed request is an error (400, R129). An
+// invalid push item is left to the engine as that operation's rollback reason, so the error
+// names the first operation that fails in request order (R127).
+func decodeTransaction(o object) ([]broker.TxOp, error) {
 	raw := o.raw("operations")
 	if len(raw) == 0 || raw[0] != '[' {
-		return nil, "", badRequest("operations array required")
+		return nil, badRequest("operations array required")
 	}
 	elems := jsonsplit.SplitArray(raw)
 	if len(elems) == 0 {
-		return nil, "", badRequest("operations array cannot be empty")
+		return nil, badRequest("operations array cannot be empty")
 	}
-	ops = make([]broker.TxOp, len(elems))
+	ops := make([]broker.TxOp, len(elems))
 	for i, e := range elems {
 		at := "operations[" + strconv.Itoa(i) + "]"
 		op, err := asObject(e, at)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		typ, _, err := rawString(op.raw("type"), at+".type")
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		ops[i].Type = typ
 		switch typ {
 		case "ack":
 			if ops[i].Ack, err = decodeAckItem(op, "", "operations", i); err != nil {
-				return nil, "", err
+				return nil, err
 			}
 		case "push":
 			items, perr := decodePushItems(op.raw("items"), at+".items")
-			if perr != nil && rollback == "" {
-				rollback = fmt.Sprintf("operation %d: %s", i, perr.Error())
+			if perr != nil {
+				ops[i].Invalid = perr.Error()
 			}
 			ops[i].Push = items
 		}
 	}
-	return ops, rollback, nil
+	return ops, nil
 }
 
 type txResponse struct {

@@ -129,6 +129,9 @@ type TxOp struct {
 	Type string
 	Ack  AckItem
 	Push []PushItem
+	// Invalid is why the push items failed validation (R11, R12); the transaction rolls back
+	// at this operation unless an earlier one already did (R127).
+	Invalid string
 }
 
 // TxEntry is one entry of a transaction's results (§2.3).

@@ -33,6 +33,9 @@ func (e *Engine) Transaction(ops []TxOp) TxResult {
 			}
 			acks = append(acks, res)
 		case "push":
+			if op.Invalid != "" {
+				return rollback(i, op.Invalid)
+			}
 			for j := range op.Push {
 				if op.Push[j].Queue == "" {
 					return rollback(i, fmt.Sprintf("item %d: queue is required", j))

@@ -1,0 +1,40 @@
+package queentest
+
+import (
+	"net/http"
+	"testing"
+)
+
+// Black-box checks of SPEC rules an outside tester reads literally: raw requests, exact
+// statuses, key sets and error texts.
+
+// R127: when several operations would fail, the rollback names the first in request order,
+// whether it is a refused ack or an invalid push item; nothing is stored either way (R126).
+func TestTransaction_RollbackNamesFirstFailingOperation_R126_R127(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	cases := []struct{ body, want string }{
+		{`{"operations":[{"type":"ack","transactionId":"t","partitionId":"p"},{"type":"push","items":[{"queue":5}]}]}`,
+			"operation 0: Message not found"},
+		{`{"operations":[{"type":"bogus"},{"type":"push","items":[{"queue":"txq"}]},{"type":"push","items":[{"queue":5}]}]}`,
+			`operation 0: `},
+		{`{"operations":[{"type":"push","items":[{"queue":"txq"}]},{"type":"push","items":[{"queue":5}]},{"type":"bogus"}]}`,
+			"operation 1: Queue must be a string"},
+		{`{"operations":[{"type":"push","items":[{"queue":"txq"}]},{"type":"push","items":"x"}]}`,
+			"operation 1: items array is required"},
+	}
+	for _, tc := range cases {
+		var out map[string]any
+		c.post("/api/v1/transaction", tc.body).want(t, http.StatusOK, &out)
+		wantKeys(t, "rollback", out, "transactionId", "success", "error", "results")
+		msg, _ := out["error"].(string)
+		if out["success"] != false || len(msg) < len(tc.want) || msg[:len(tc.want)] != tc.want {
+			t.Errorf("%s\n  answered %v, want an error starting %q", tc.body, out, tc.want)
+		}
+		if res, ok := out["results"].([]any); !ok || len(res) != 0 {
+			t.Errorf("rollback results %v, want []", out["results"])
+		}
+	}
+	// R126: no queue was created by the rolled-back pushes.
+	c.delete("/api/v1/resources/queues/txq").wantError(t, http.StatusNotFound, "queue not found")
+}
