@@ -38,3 +38,27 @@ func TestTransaction_RollbackNamesFirstFailingOperation_R126_R127(t *testing.T) 
 	// R126: no queue was created by the rolled-back pushes.
 	c.delete("/api/v1/resources/queues/txq").wantError(t, http.StatusNotFound, "queue not found")
 }
+
+// R36, R22: an empty discovery pop of a group stored as conflating answers 200
+// {"messages":[]}, as a queue pop of that group does; another group gets 204.
+func TestPop_DiscoveryEmptyForConflatingGroup_R22_R36(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	c.post("/api/v1/configure", `{"queue":"conf-disc","namespace":"cd"}`).want(t, http.StatusOK, nil)
+	r := c.get("/api/v1/pop/queue/conf-disc?consumerGroup=cg&conflation=true")
+	if r.status != http.StatusOK || string(r.body) != `{"messages":[]}` {
+		t.Fatalf("queue pop: %d %s, want 200 {\"messages\":[]}", r.status, r.body)
+	}
+	r = c.get("/api/v1/pop?namespace=cd&consumerGroup=cg")
+	if r.status != http.StatusOK || string(r.body) != `{"messages":[]}` {
+		t.Fatalf("discovery pop of the conflating group: %d %s, want 200 {\"messages\":[]}", r.status, r.body)
+	}
+	r = c.get("/api/v1/pop?namespace=cd&consumerGroup=plain")
+	if r.status != http.StatusNoContent || len(r.body) != 0 {
+		t.Fatalf("discovery pop of a plain group: %d %s, want 204", r.status, r.body)
+	}
+	r = c.get("/api/v1/pop?namespace=none&consumerGroup=fresh&conflation=true")
+	if r.status != http.StatusOK || string(r.body) != `{"messages":[]}` {
+		t.Fatalf("discovery pop matching no queue with conflation=true: %d %s, want 200 {\"messages\":[]}", r.status, r.body)
+	}
+}

@@ -135,6 +135,7 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 	var best []*cursorState
 	var bestQ *queue
 	var bestM *groupMeta
+	matched, conflating := false, false
 	for _, q := range e.queuesInOrder() {
 		if (r.Namespace != "" && q.namespace != r.Namespace) || (r.Task != "" && q.task != r.Task) {
 			continue
@@ -143,13 +144,19 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 			continue
 		}
 		m := e.decideStart(q, r.Group, r, e.seq, nil)
+		matched, conflating = true, conflating || m.conflation
 		ready := e.readyCursors(q.parts, r.Group, m)
 		if len(ready) > 0 && (best == nil || olderThan(ready[0], best[0])) {
 			best, bestQ, bestM = ready, q, m
 		}
 	}
 	if bestQ == nil {
-		return PopResult{ConsumerGroup: r.Group, ConflatingEmpty: r.Conflation}, nil, nil
+		// The group's stored choice decides, as on a queue pop; with no queue matched, the
+		// request does (R36).
+		if !matched {
+			conflating = r.Conflation && r.Group != QueueMode
+		}
+		return PopResult{ConsumerGroup: r.Group, ConflatingEmpty: conflating}, nil, nil
 	}
 	batch, limit, seconds := max(r.Batch, 1), max(r.Partitions, 1), r.LeaseSeconds
 	if seconds <= 0 {
