@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 )
 
@@ -65,4 +66,55 @@ func TestConfigureQueue_APIQueueOptionsBody_R5(t *testing.T) {
 			assert.JSONEq(t, tc.want, bodies[0])
 		})
 	}
+}
+
+// The dead-letter round trip a worker service lives by, against the reference broker: a handler
+// that always fails spends the retry budget (R91), the message is filed with the handler's
+// error text (R94), listed (R98), replayed as dlq:<id> (R99) and consumed again.
+func TestDeadLetterRoundTripThroughConsume_R91_R94_R98_R99(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	require.NoError(t, f.admin.ConfigureQueue(ctx, "jobs", admin.QueueOptions{RetryLimit: new(1)}))
+	f.push(t, "jobs", "", 7)
+
+	var attempts []int
+	err := f.client.Queue("jobs").Group("workers").SubscriptionMode(queen.SubscribeAll).Limit(2).Timeout(time.Second).
+		Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
+		attempts = append(attempts, m.DeliveryAttempt)
+		return errors.New("always broken")
+	})
+	require.NoError(t, err, "Limit is a graceful stop")
+	assert.Equal(t, []int{1, 2}, attempts, "retryLimit 1: two deliveries, then the dead letter")
+
+	page, err := f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "jobs", ConsumerGroup: "workers"})
+	require.NoError(t, err)
+	require.Equal(t, 1, page.Total)
+	require.Len(t, page.DeadLetters, 1)
+	dl := page.DeadLetters[0]
+	assert.Equal(t, "always broken", dl.Error)
+	assert.Equal(t, 1, dl.RetryCount)
+	assert.Equal(t, "workers", dl.ConsumerGroup)
+	assert.JSONEq(t, `{"n":7}`, string(dl.Data))
+
+	replayed, err := f.admin.ReplayDeadLetter(ctx, dl.ID)
+	require.NoError(t, err)
+	assert.False(t, replayed.Emulated)
+	assert.Equal(t, "dlq:"+dl.ID, replayed.TransactionID)
+
+	var got []*queen.Message
+	err = f.client.Queue("jobs").Group("workers").Limit(1).Timeout(time.Second).
+		Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
+		got = append(got, m)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "dlq:"+dl.ID, got[0].TransactionID)
+	assert.Equal(t, 1, got[0].DeliveryAttempt)
+	assert.Equal(t, replayed.Offset, got[0].Offset)
+
+	page, err = f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "jobs"})
+	require.NoError(t, err)
+	assert.Equal(t, 0, page.Total, "a replayed dead letter leaves the list")
 }
