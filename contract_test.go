@@ -173,6 +173,11 @@ func TestAPIInvalidSettingsOnEveryTerminal(t *testing.T) {
 			}
 		}
 	}
+	for _, group := range []string{"", "__QUEUE_MODE__"} {
+		_, err := c.Queue("q").Group(group).Conflation(true).Pop(t.Context())
+		require.ErrorIs(t, err, queen.ErrInvalidOption, "R37: conflation needs a named group, not %q", group)
+		assert.Contains(t, err.Error(), "Conflation")
+	}
 	_, err := c.Queue("q").Group("g").Conflation(true).AutoAck(true).Pop(t.Context())
 	require.ErrorIs(t, err, queen.ErrInvalidOption, "Conflation with AutoAck on a Pop")
 	assert.Contains(t, err.Error(), "conflation")

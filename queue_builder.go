@@ -207,7 +207,7 @@ func (b QueueBuilder) validate(t terminal) error {
 	if b.discovery() && b.partition != "" {
 		return invalidSetting("Partition", b.partition, "a discovery pop (Namespace/Task) cannot name a partition")
 	}
-	if b.conflation && b.group == "" {
+	if b.conflation && (b.group == "" || b.group == queueModeGroup) {
 		return invalidSetting("Conflation", true, "conflation needs a named consumer group (Group)")
 	}
 	if t == forPop && b.conflation && b.autoAck != nil && *b.autoAck {
