@@ -62,3 +62,18 @@ func TestPop_DiscoveryEmptyForConflatingGroup_R22_R36(t *testing.T) {
 		t.Fatalf("discovery pop matching no queue with conflation=true: %d %s, want 200 {\"messages\":[]}", r.status, r.body)
 	}
 }
+
+// R31, R35, R39: an integer is an optional '-' and decimal digits, however many; a batch or
+// leaseSeconds beyond 64 bits is a positive integer, so it is served, not refused.
+func TestPop_IntegersBeyond64Bits_R31_R35_R39(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	c.pushN("bignum", "", "b", 2)
+	res := c.mustPop("/api/v1/pop/queue/bignum", q("batch", "99999999999999999999", "leaseSeconds", "99999999999999999999"))
+	if len(res.Messages) != 2 {
+		t.Fatalf("a huge batch returned %d messages, want the 2 available", len(res.Messages))
+	}
+	c.get("/api/v1/pop/queue/bignum?batch=-99999999999999999999").wantError(t, http.StatusBadRequest, "batch must be a positive integer")
+	c.get("/api/v1/pop/queue/bignum?partitions=99999999999999999999").wantError(t, http.StatusBadRequest, "partitions")
+	c.get("/api/v1/pop/queue/bignum?timeout=99999999999999999999").wantError(t, http.StatusBadRequest, "timeout")
+}

@@ -3,6 +3,7 @@ package queentest
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -79,10 +80,11 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 	if err != nil {
 		return err
 	}
-	lease, err := q.intIn("leaseSeconds", 1, maxInt32, 0, "must be a positive integer") // R35
+	lease, err := q.intIn("leaseSeconds", 1, maxInt, 0, "must be a positive integer") // R35
 	if err != nil {
 		return err
 	}
+	lease = min(lease, maxLeaseSeconds)
 	req.Batch, req.Partitions, req.LeaseSeconds = int(batch), int(partitions), int(lease)
 	req.Timeout = time.Duration(timeout) * time.Millisecond
 	for _, b := range []struct {
@@ -119,6 +121,10 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 	}
 	return nil
 }
+
+// maxLeaseSeconds is the longest lease a time.Duration holds (about 292 years); a longer
+// leaseSeconds is still a positive integer (R35), so it is clamped rather than refused.
+const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
 
 // appendPopResult writes §2.3's pop result.
 func appendPopResult(b []byte, res *broker.PopResult) []byte {

@@ -81,7 +81,7 @@ func TestValidation_RefusedRequestsChangeNothing(t *testing.T) {
 		bad("R39 batch trailing letters", "GET", "/api/v1/pop/queue/v?batch=10abc", "", "batch", `"10abc"`),
 		bad("R39 batch fraction", "GET", "/api/v1/pop/queue/v?batch=1.5", "", "batch", `"1.5"`),
 		bad("R39 batch plus sign", "GET", "/api/v1/pop/queue/v?batch=%2B5", "", "batch", `"+5"`),
-		bad("R39 batch overflow", "GET", "/api/v1/pop/queue/v?batch=99999999999999999999", "", "batch"),
+		bad("R33 partitions overflow", "GET", "/api/v1/pop/queue/v?partitions=99999999999999999999", "", "partitions"),
 		bad("R39 bad escape", "GET", "/api/v1/pop/queue/v?batch=%zz", "", "malformed query"),
 		bad("R39 semicolon separator", "GET", "/api/v1/pop/queue/v?batch=1;wait=true", "", "malformed query"),
 		bad("R98 bad escape", "GET", "/api/v1/dlq?limit=%zz", "", "malformed query"),
