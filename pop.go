@@ -2,7 +2,6 @@ package queen
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -115,64 +114,6 @@ func (b QueueBuilder) pollTimeout() time.Duration {
 	return defaultPollTimeout
 }
 
-// popResponse covers the 2.0 pop answer and every 0.15 variant (§2.3, O2, O3).
-type popResponse struct {
-	Success       *bool          `json:"success"`
-	Error         *string        `json:"error"`
-	Queue         string         `json:"queue"`
-	Partition     string         `json:"partition"`
-	PartitionID   string         `json:"partitionId"`
-	LeaseID       string         `json:"leaseId"`
-	ConsumerGroup string         `json:"consumerGroup"`
-	Messages      *[]wireMessage `json:"messages"`
-}
-
-type wireMessage struct {
-	ID              string          `json:"id"`
-	TransactionID   string          `json:"transactionId"`
-	TraceID         string          `json:"traceId"`
-	Data            json.RawMessage `json:"data"`
-	CreatedAt       string          `json:"createdAt"`
-	Queue           string          `json:"queue"`
-	Partition       string          `json:"partition"`
-	PartitionID     string          `json:"partitionId"`
-	LeaseID         string          `json:"leaseId"`
-	ConsumerGroup   string          `json:"consumerGroup"`
-	Offset          optionalInt     `json:"offset"`
-	DeliveryAttempt optionalInt     `json:"deliveryAttempt"`
-}
-
-// optionalInt is an integer field a 0.15 broker leaves out; decoding it allocates nothing.
-type optionalInt struct {
-	v   int64
-	set bool
-}
-
-func (o *optionalInt) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 18 {
-		return fmt.Errorf("not an integer: %q", b)
-	}
-	var v int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return fmt.Errorf("not an integer: %q", b)
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if neg {
-		v = -v
-	}
-	o.v, o.set = v, true
-	return nil
-}
-
 // emptyPopErrors are the 0.15 "nothing to deliver" answers (O2).
 var emptyPopErrors = map[string]bool{
 	"no_available_partition": true,
@@ -215,51 +156,6 @@ func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.V
 	}
 	for _, m := range msgs {
 		m.client = c
-	}
-	return msgs, nil
-}
-
-// decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200.
-func decodePop(body []byte, path, route string) ([]*Message, error) {
-	var resp popResponse
-	if err := json.Unmarshal(body, &resp); err != nil {
-		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
-			Message: "pop answer is not a JSON object: " + err.Error(), NotJSON: true}
-	}
-	if resp.Success != nil && !*resp.Success && resp.Error != nil && !emptyPopErrors[*resp.Error] {
-		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: *resp.Error}
-	}
-	if resp.Messages == nil {
-		msg := "pop answer has no messages"
-		if resp.Error != nil {
-			msg = *resp.Error
-		}
-		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: msg}
-	}
-	wire := *resp.Messages
-	msgs := make([]*Message, len(wire))
-	backing := make([]Message, len(wire)) // one allocation for the whole batch
-	for i := range wire {
-		w := &wire[i]
-		m := &backing[i]
-		m.ID, m.TransactionID, m.TraceID = w.ID, w.TransactionID, w.TraceID
-		m.Queue = firstNonEmpty(w.Queue, resp.Queue)
-		m.Partition = firstNonEmpty(w.Partition, resp.Partition)
-		m.PartitionID = firstNonEmpty(w.PartitionID, resp.PartitionID)
-		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, resp.ConsumerGroup)
-		m.LeaseID = firstNonEmpty(w.LeaseID, resp.LeaseID)
-		m.Offset, m.DeliveryAttempt = -1, 0
-		if w.Offset.set {
-			m.Offset = w.Offset.v
-		}
-		if w.DeliveryAttempt.set {
-			m.DeliveryAttempt = int(w.DeliveryAttempt.v)
-		}
-		// An unreadable time must not lose a leased batch: it is left zero.
-		m.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
-		m.Data = w.Data
-		m.route = route
-		msgs[i] = m
 	}
 	return msgs, nil
 }
