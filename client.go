@@ -199,11 +199,43 @@ func parseServer(raw string) (*server, error) {
 
 // defaultHTTPClient keeps enough idle connections per broker for many concurrent long polls.
 func defaultHTTPClient() *http.Client {
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns = 1024
-	t.MaxIdleConnsPerHost = 512
-	t.IdleConnTimeout = 90 * time.Second
-	return &http.Client{Transport: t, Timeout: defaultHTTPTimeout}
+	return &http.Client{Transport: newDefaultTransport(), Timeout: defaultHTTPTimeout}
+}
+
+// stdDefaultTransport is net/http's own DefaultTransport, as it was when the package loaded.
+var stdDefaultTransport = http.DefaultTransport
+
+// defaultTransport is http.DefaultTransport with a larger idle pool. While the program has
+// replaced http.DefaultTransport (a proxy, a test double such as httpmock.Activate), requests
+// go through the replacement instead, as they would with a plain http.Client.
+type defaultTransport struct {
+	pooled *http.Transport // nil when http.DefaultTransport was not an *http.Transport at New
+}
+
+func newDefaultTransport() *defaultTransport {
+	t, ok := stdDefaultTransport.(*http.Transport)
+	if !ok {
+		return &defaultTransport{}
+	}
+	pooled := t.Clone()
+	pooled.MaxIdleConns = 1024
+	pooled.MaxIdleConnsPerHost = 512
+	pooled.IdleConnTimeout = 90 * time.Second
+	return &defaultTransport{pooled: pooled}
+}
+
+func (d *defaultTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if current := http.DefaultTransport; d.pooled == nil || current != stdDefaultTransport {
+		return current.RoundTrip(r)
+	}
+	return d.pooled.RoundTrip(r)
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the pool.
+func (d *defaultTransport) CloseIdleConnections() {
+	if d.pooled != nil {
+		d.pooled.CloseIdleConnections()
+	}
 }
 
 // Close stops every consume loop of this client (waiting until each has returned, with its

@@ -234,3 +234,23 @@ func TestAPIErrClosedAfterClose(t *testing.T) {
 	assert.ErrorIs(t, err, queen.ErrClosed, "batch Consume")
 	assert.Empty(t, rec.all(), "nothing is sent after Close")
 }
+
+// A Client made without WithHTTPClient sends through http.DefaultTransport as it is when the
+// request leaves, so tools that replace it (httpmock.Activate, say) see the SDK's requests.
+// Not parallel: it replaces the process-wide http.DefaultTransport.
+func TestAPIDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
+	httpmock.Activate()
+	t.Cleanup(httpmock.DeactivateAndReset)
+	httpmock.RegisterResponder(http.MethodGet, "http://mocked.test/api/v1/pop/queue/q", httpmock.NewStringResponder(204, ""))
+
+	c, err := queen.New("http://mocked.test")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	msgs, err := c.Queue("q").Pop(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, msgs)
+	msgs, err = c.Queue("q").Wait(true).Timeout(time.Second).Pop(t.Context())
+	require.NoError(t, err, "long polls too")
+	assert.Empty(t, msgs)
+	assert.Equal(t, 2, httpmock.GetTotalCallCount())
+}
