@@ -173,6 +173,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	pollHC := *hc
 	pollHC.Timeout = 0
+	pollHC.Transport = liveTransport{hc}
 	c.http = c.newRetryClient(hc, cfg)
 	c.poll = c.newRetryClient(&pollHC, cfg)
 	return c, nil
@@ -229,6 +230,17 @@ func (d *defaultTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return current.RoundTrip(r)
 	}
 	return d.pooled.RoundTrip(r)
+}
+
+// liveTransport sends through hc's Transport as it is when each request leaves, so the long-poll
+// copy of a caller's http.Client follows later changes to it (a test double set after New).
+type liveTransport struct{ hc *http.Client }
+
+func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t := l.hc.Transport; t != nil {
+		return t.RoundTrip(r)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the pool.

@@ -254,3 +254,22 @@ func TestAPIDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
 	assert.Empty(t, msgs)
 	assert.Equal(t, 2, httpmock.GetTotalCallCount())
 }
+
+// WithHTTPClient: the SDK keeps using the http.Client it was given, whatever its Transport is
+// when a request leaves: long polls too, though they ignore its Timeout.
+func TestAPIWithHTTPClientTransportSetAfterNew(t *testing.T) {
+	t.Parallel()
+	hc := &http.Client{Timeout: time.Millisecond}
+	c, err := queen.New("http://mocked.test", queen.WithHTTPClient(hc))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	mt := httpmock.NewMockTransport()
+	hc.Transport = mt
+	mt.RegisterResponder(http.MethodGet, "http://mocked.test/api/v1/pop/queue/q", httpmock.NewStringResponder(204, ""))
+
+	_, err = c.Queue("q").Pop(t.Context())
+	require.NoError(t, err)
+	_, err = c.Queue("q").Wait(true).Timeout(time.Second).Pop(t.Context())
+	require.NoError(t, err, "a long poll goes through the same transport")
+	assert.Equal(t, 2, mt.GetTotalCallCount())
+}
