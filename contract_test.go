@@ -273,3 +273,68 @@ func TestAPIWithHTTPClientTransportSetAfterNew(t *testing.T) {
 	require.NoError(t, err, "a long poll goes through the same transport")
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
+
+// wire-0.15.md E2/E3: a 0.15 multi-partition pop reaches a BatchHandler as one call per
+// partition, in offset order, and each partition's batch is acked with its own partitionId and
+// the shared leaseId, in the group that popped it (R32, R88, O6, O17).
+func TestAPIConsume015MultiPartitionPop_E2_E3(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var pops, acks recorder
+	var mu sync.Mutex
+	served := false
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop`), func(req *http.Request) (*http.Response, error) {
+		pops.keep(req)
+		mu.Lock()
+		defer mu.Unlock()
+		if served {
+			return httpmock.NewStringResponse(200, `{"error":"no_available_partition","messages":[],"success":false}`), nil
+		}
+		served = true
+		return httpmock.NewStringResponse(200, pop015E2), nil
+	})
+	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack/batch`), func(req *http.Request) (*http.Response, error) {
+		acks.keep(req)
+		return httpmock.NewStringResponse(200, `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"success":true},{"dlq":false,"error":null,"index":1,"leaseReleased":true,"success":true}]`), nil
+	})
+
+	var calls [][]string
+	err := c.Queue("smoke-multi").Group("g1").Concurrency(3).Partitions(3).Limit(6).
+		Consume(t.Context(), func(_ context.Context, msgs []*queen.Message) error {
+			var ids []string
+			for _, m := range msgs {
+				ids = append(ids, m.Partition+":"+m.TransactionID)
+			}
+			mu.Lock()
+			calls = append(calls, ids)
+			mu.Unlock()
+			return nil
+		})
+	require.NoError(t, err)
+	assert.ElementsMatch(t, [][]string{
+		{"c:7e5db345-9313-47a7-a7ae-adcc3655c296", "c:3fc8acc6-4225-4935-9fca-0be27073be2a"},
+		{"b:1cf9e3f4-1abf-49c8-9925-b5df518e3d4a", "b:04bf2764-4bd7-47eb-905b-684a5d98a9ab"},
+		{"a:164c33e7-dcf1-4a7d-84e6-536d80d1be06", "a:8046ca33-2a56-41e7-bfc9-462d38207d15"},
+	}, calls)
+	q := queryOf(t, pops.all()[0])
+	assert.Equal(t, "3", q.Get("partitions"))
+	assert.Equal(t, "g1", q.Get("consumerGroup"))
+
+	const lease = `"leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","status":"completed"`
+	var bodies []string
+	for _, a := range acks.all() {
+		bodies = append(bodies, a.Body)
+	}
+	require.Len(t, bodies, 3, "one batch ack per partition")
+	want := map[string]string{
+		"14dd3b14": `{"consumerGroup":"g1","acknowledgments":[{"transactionId":"7e5db345-9313-47a7-a7ae-adcc3655c296","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b",` + lease + `},{"transactionId":"3fc8acc6-4225-4935-9fca-0be27073be2a","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b",` + lease + `}]}`,
+	}
+	for _, b := range bodies {
+		if strings.Contains(b, "14dd3b14") {
+			jsonEq(t, want["14dd3b14"], b)
+		}
+	}
+}
+
+// wire-0.15.md E2: a multi-partition pop of partitions a, b and c.
+const pop015E2 = `{"consumerGroup":"g1","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c1"},"id":"01a22946-3ce9-7002-9add-ba8d32a9667a","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"7e5db345-9313-47a7-a7ae-adcc3655c296"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c2"},"id":"01a22946-3cea-7000-bf26-f8f3d4ca3281","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"3fc8acc6-4225-4935-9fca-0be27073be2a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b1"},"id":"01a22946-3ce9-7000-8203-549d80a94cda","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"1cf9e3f4-1abf-49c8-9925-b5df518e3d4a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b2"},"id":"01a22946-3ce9-7001-9006-b2b9ed173e76","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"04bf2764-4bd7-47eb-905b-684a5d98a9ab"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a1"},"id":"01a22946-3ce7-7000-aac3-9e22bab35ad9","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"164c33e7-dcf1-4a7d-84e6-536d80d1be06"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a2"},"id":"01a22946-3ce8-7000-bc49-67337f6bc196","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"8046ca33-2a56-41e7-bfc9-462d38207d15"}],"partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","partitionsClaimed":3,"queue":"smoke-multi","success":true}`
