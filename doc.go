@@ -38,6 +38,12 @@
 // one) and ack inside a Transaction where the effect is another message. AutoAck on a Pop is
 // at-most-once: the broker counts the messages done as it hands them out.
 //
+// # Closing
+//
+// Close stops every consume loop and waits until each has returned, with its last acks sent;
+// then every call answers ErrClosed. Call it from outside the handlers: a handler that calls
+// Close would wait for itself. To stop one loop from its handler, cancel that Consume's ctx.
+//
 // # Testing
 //
 // Package queentest runs the reference broker in-process over real HTTP:
