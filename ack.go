@@ -111,20 +111,18 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 	if _, err := c.send(ctx, req, buf); err != nil {
 		return nil, err
 	}
-	var wire []ackResultWire
-	if err := decodeArray(buf.Bytes(), req, &wire); err != nil {
+	results := make([]AckResult, len(items))
+	n, err := decodeAckResults(buf.Bytes(), req, results)
+	if err != nil {
 		return nil, err
 	}
-	results := make([]AckResult, len(items))
 	for i, it := range items {
 		r := &results[i]
 		r.TransactionID = it.Message.TransactionID // the broker echoes it; position decides
-		if i >= len(wire) {
+		if i >= n {
 			r.Error = "the broker sent no result for this item"
 			continue
 		}
-		w := wire[i]
-		r.Success, r.Error, r.DLQ, r.LeaseReleased = w.Success, w.Error, w.DLQ, w.LeaseReleased
 		if !r.Success && r.Error == "" {
 			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
 		}
@@ -136,21 +134,33 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 // failure with a 200 {"success":false,"error":...} object instead (O3): that is an *APIError.
 func decodeArray(body []byte, req *request, out any) error {
 	trimmed := bytesTrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '{' {
-		var e struct {
-			Error string `json:"error"`
-		}
-		_ = json.Unmarshal(trimmed, &e)
-		if e.Error == "" {
-			e.Error = "unexpected object where an array was expected"
-		}
-		return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path, Message: e.Error}
+	if err := objectForArray(trimmed, req); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(trimmed, out); err != nil {
-		return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
-			Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
+		return notJSONArray(req, err)
 	}
 	return nil
+}
+
+// objectForArray is the *APIError for an object answered where an array was expected (O3).
+func objectForArray(trimmed []byte, req *request) error {
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(trimmed, &e)
+	if e.Error == "" {
+		e.Error = "unexpected object where an array was expected"
+	}
+	return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path, Message: e.Error}
+}
+
+func notJSONArray(req *request, err error) error {
+	return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+		Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
 }
 
 type ackBody struct {
@@ -165,14 +175,6 @@ type ackBody struct {
 type ackBatchBody struct {
 	Acks          []ackBody `json:"acknowledgments"`
 	ConsumerGroup string    `json:"consumerGroup,omitempty"`
-}
-
-// ackResultWire leaves out the echoed transactionId: results are matched by position.
-type ackResultWire struct {
-	Success       bool   `json:"success"`
-	Error         string `json:"error"`
-	DLQ           bool   `json:"dlq"`
-	LeaseReleased bool   `json:"leaseReleased"`
 }
 
 // newAckBody echoes the identifiers the message was delivered with (O6, O20); the group is
