@@ -94,3 +94,30 @@ func TestRoutes_DroppedGroupReadsAreNotFound_R133(t *testing.T) {
 		t.Errorf("POST /api/v1/consumer-groups/g1: %d Allow %q, want 405 Allow DELETE", r.status, r.header.Get("Allow"))
 	}
 }
+
+// R102, R103, R45: a named group's first pop decides its start even when the queue does not
+// exist yet; the decision takes effect once a push creates the queue, and "new" counts from
+// that first pop's arrival, so the first message pushed is delivered. The pop creates nothing.
+func TestSubscription_FirstPopBeforeQueueExists_R45_R102_R103(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	if c.pop("/api/v1/pop/queue/not-yet", q("consumerGroup", "early")) != nil {
+		t.Fatal("a pop of an unknown queue leased something")
+	}
+	if c.pop("/api/v1/pop/queue/not-yet", q("consumerGroup", "all-early", "subscriptionMode", "all")) != nil {
+		t.Fatal("a pop of an unknown queue leased something")
+	}
+	c.delete("/api/v1/resources/queues/not-yet").wantError(t, http.StatusNotFound, "queue not found")
+	c.pushN("not-yet", "", "m", 1)
+	got := c.mustPop("/api/v1/pop/queue/not-yet", q("consumerGroup", "early"))
+	if len(got.Messages) != 1 || got.Messages[0].TransactionID != "m-0" {
+		t.Fatalf("early group got %+v, want m-0: its new start counts from its first pop", got.Messages)
+	}
+	got = c.mustPop("/api/v1/pop/queue/not-yet", q("consumerGroup", "all-early", "subscriptionMode", "new"))
+	if len(got.Messages) != 1 {
+		t.Fatalf("the later new pop changed the stored all start: got %+v", got.Messages)
+	}
+	if c.pop("/api/v1/pop/queue/not-yet", q("consumerGroup", "late")) != nil {
+		t.Fatal("a group first seen after the push received an older message")
+	}
+}

@@ -246,6 +246,16 @@ func TestAbandonedWaiterLeavesNoTrace_R142(t *testing.T) {
 	_, err := f.e.Pop(ctx, PopRequest{Queue: "q", Group: "h", SubscriptionMode: "all"})
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Len(t, f.pop(PopRequest{Queue: "q", Group: "h", SubscriptionMode: "all"}).Messages, 1)
+
+	// The same on a queue not created yet: the abandoned pop's pending start is forgotten (R102).
+	ctx, cancel = context.WithCancel(context.Background())
+	out = f.popAsync(ctx, waitFor(PopRequest{Queue: "later", Group: "g", SubscriptionMode: "all"}))
+	<-parked
+	cancel()
+	assert.ErrorIs(t, (<-out).err, context.Canceled)
+	f.push("later", "", "first")
+	res = f.pop(PopRequest{Queue: "later", Group: "g", SubscriptionMode: "new"})
+	assert.Empty(t, res.Messages, "the abandoned pop decided nothing: this pop decides new")
 }
 
 // R142: an answer handed to a waiter that was abandoned meanwhile is taken back whole.

@@ -13,6 +13,16 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 	} else if q := e.queues[queueName]; q != nil {
 		qs = []*queue{q}
 	}
+	if deleteMetadata { // a start decided on a queue not created yet (R102) goes too
+		for name, groups := range e.pending {
+			if queueName == "" || name == queueName {
+				delete(groups, group)
+				if len(groups) == 0 {
+					delete(e.pending, name)
+				}
+			}
+		}
+	}
 	found := false
 	for _, q := range qs {
 		if q.groups[group] != nil {

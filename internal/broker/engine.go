@@ -34,6 +34,10 @@ type Engine struct {
 	dead    map[string]*deadLetter
 	deadBy  map[deadKey]*deadLetter
 
+	// pending holds the starts decided by pops on queues not created yet, by queue then
+	// group; the queue adopts them when a push or configure creates it (R102).
+	pending map[string]map[string]*groupMeta
+
 	waiting   map[string][]*waiter // by queue name, in arrival order (R24)
 	waitCount map[groupKey]int     // waiting pops per (queue, group), for autopilot (R34)
 	wake      map[string]struct{}  // queues whose waiting pops need a fresh look
@@ -54,6 +58,7 @@ func New(clock Clock) *Engine {
 		expired:    make(map[string]*queue),
 		dead:       make(map[string]*deadLetter),
 		deadBy:     make(map[deadKey]*deadLetter),
+		pending:    make(map[string]map[string]*groupMeta),
 		waiting:    make(map[string][]*waiter),
 		waitCount:  make(map[groupKey]int),
 		wake:       make(map[string]struct{}),

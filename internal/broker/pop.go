@@ -66,19 +66,20 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 	if r.Discovery {
 		return e.evaluateDiscovery(r)
 	}
-	q := e.queues[r.Queue]
-	if q == nil {
-		return e.emptyResult(r.Queue, r.Group, r), nil, nil
-	}
 	queued := w != nil && w.queued
 	if !queued {
-		if m := q.groups[r.Group]; m != nil && m.conflation && r.AutoAck {
+		if m := e.storedStart(r.Queue, r.Group); m != nil && m.conflation && r.AutoAck {
 			return PopResult{}, nil, &BadRequest{Msg: "autoAck is not allowed for a conflating consumer group"}
 		}
 	}
 	arrival := e.seq
 	if w != nil {
 		arrival = w.arrival
+	}
+	q := e.queues[r.Queue]
+	if q == nil {
+		e.decidePending(r.Queue, r.Group, r, arrival, w)
+		return e.emptyResult(r.Queue, r.Group, r), nil, nil
 	}
 	m := e.decideStart(q, r.Group, r, arrival, w)
 
@@ -286,10 +287,8 @@ func (e *Engine) claim(q *queue, group string, m *groupMeta, ready []*cursorStat
 // conflating group (R36, R41).
 func (e *Engine) emptyResult(queueName, group string, r *PopRequest) PopResult {
 	conflating := group != QueueMode && r.Conflation
-	if q := e.queues[queueName]; q != nil {
-		if m := q.groups[group]; m != nil {
-			conflating = m.conflation
-		}
+	if m := e.storedStart(queueName, group); m != nil {
+		conflating = m.conflation
 	}
 	return PopResult{Queue: queueName, ConsumerGroup: group, ConflatingEmpty: conflating}
 }

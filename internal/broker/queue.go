@@ -46,6 +46,10 @@ func (e *Engine) queueFor(name string) *queue {
 		groups:          make(map[string]*groupMeta),
 	}
 	e.queues[name] = q
+	if groups := e.pending[name]; groups != nil { // starts decided before the queue existed (R102)
+		q.groups = groups
+		delete(e.pending, name)
+	}
 	return q
 }
 

@@ -43,6 +43,33 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 		}
 		return m
 	}
+	m := newStart(group, r, arrival, w)
+	q.groups[group] = m
+	return m
+}
+
+// decidePending is decideStart for a queue that does not exist yet: the pop's start waits in
+// e.pending until the queue is created, and a new start still counts from this arrival
+// (R102, R103). Queue mode has nothing to decide (R107).
+func (e *Engine) decidePending(queueName, group string, r *PopRequest, arrival int64, w *waiter) {
+	if group == QueueMode {
+		return
+	}
+	groups := e.pending[queueName]
+	if m := groups[group]; m != nil {
+		if m.decidedBy != w {
+			m.decidedBy = nil
+		}
+		return
+	}
+	if groups == nil {
+		groups = make(map[string]*groupMeta)
+		e.pending[queueName] = groups
+	}
+	groups[group] = newStart(group, r, arrival, w)
+}
+
+func newStart(group string, r *PopRequest, arrival int64, w *waiter) *groupMeta {
 	m := &groupMeta{batch: minAutopilotBatch, seq: arrival, decidedBy: w}
 	if group != QueueMode {
 		m.conflation = r.Conflation
@@ -53,8 +80,15 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 			m.start = startNew
 		}
 	}
-	q.groups[group] = m
 	return m
+}
+
+// storedStart is the group's start on the named queue, created or not; nil when undecided.
+func (e *Engine) storedStart(queueName, group string) *groupMeta {
+	if q := e.queues[queueName]; q != nil {
+		return q.groups[group]
+	}
+	return e.pending[queueName][group]
 }
 
 // forgetStart undoes a start decided by an abandoned waiting pop (R142): nothing else of the
@@ -62,6 +96,12 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 func (e *Engine) forgetStart(w *waiter) {
 	q := e.queues[w.req.Queue]
 	if q == nil {
+		if groups := e.pending[w.req.Queue]; groups[w.group] != nil && groups[w.group].decidedBy == w {
+			delete(groups, w.group)
+			if len(groups) == 0 {
+				delete(e.pending, w.req.Queue)
+			}
+		}
 		return
 	}
 	m := q.groups[w.group]
@@ -78,9 +118,7 @@ func (e *Engine) forgetStart(w *waiter) {
 
 // settle marks a waiting pop answered: a start it decided now stands.
 func (e *Engine) settle(w *waiter) {
-	if q := e.queues[w.req.Queue]; q != nil {
-		if m := q.groups[w.group]; m != nil && m.decidedBy == w {
-			m.decidedBy = nil
-		}
+	if m := e.storedStart(w.req.Queue, w.group); m != nil && m.decidedBy == w {
+		m.decidedBy = nil
 	}
 }

@@ -56,16 +56,29 @@ func TestSubscriptionStarts_R102_R103_R104_R105_R107_R108_R109(t *testing.T) {
 	}
 }
 
-// R45, R102: a pop that finds no queue decides nothing; the first pop on the existing queue does.
+// R45, R102, R103: a first pop on a queue not created yet decides the group's start, which the
+// queue adopts once a push creates it; a new start counts from that pop's arrival.
 func TestStartDecidedOnlyOnceQueueExists_R45_R102(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
+	// g's first pop, before q exists, decides "all"; the later "new" pop changes nothing.
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all"}).Messages)
+	// h's first pop decides "new" as of its arrival, which is before the push below (R103).
+	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "h"}).Messages)
+	// c's first pop makes it conflating there, so autoAck is refused before q exists (R37).
+	assert.True(t, f.pop(PopRequest{Queue: "q", Group: "c", Conflation: true}).ConflatingEmpty)
+	_, err := f.e.Pop(context.Background(), PopRequest{Queue: "q", Group: "c", AutoAck: true})
+	var bad *BadRequest
+	require.ErrorAs(t, err, &bad)
+	require.ErrorIs(t, f.e.DeleteQueue("q"), ErrQueueNotFound, "a pop creates no queue (R45)")
+
 	f.push("q", "", "a")
-	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "new"}).Messages)
+	assert.Equal(t, []string{"a"}, txIDs(f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "new"}).Messages))
+	assert.Equal(t, []string{"a"}, txIDs(f.pop(PopRequest{Queue: "q", Group: "h"}).Messages))
 	f.push("q", "", "b")
-	res := f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all", Batch: 5})
-	assert.Equal(t, []string{"b"}, txIDs(res.Messages))
+	assert.Equal(t, []string{"b"}, txIDs(f.pop(PopRequest{Queue: "q", Group: "c", Batch: 5}).Messages))
+	// A group first seen after the push starts new as of its own first pop.
+	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "late"}).Messages)
 }
 
 // R36: a conflating group gets only the newest message per partition, stored on its first pop.
