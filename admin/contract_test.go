@@ -118,3 +118,30 @@ func TestDeadLetterRoundTripThroughConsume_R91_R94_R98_R99(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, page.Total, "a replayed dead letter leaves the list")
 }
+
+// Every admin signature of API.md, as a caller compiles against it.
+func TestAPIAdminSignatures(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	var _ func(*queen.Client) *admin.Admin = admin.New
+	a := f.admin
+	var (
+		_ func(context.Context, string, string, admin.SeekTarget) error = a.SeekConsumerGroup
+		_ func(time.Time) admin.SeekTarget                              = admin.SeekToTime
+		_ func() admin.SeekTarget                                       = admin.SeekToEnd
+		_ func(context.Context, admin.DLQQuery) (admin.DLQPage, error)  = a.DeadLetters
+		_ func(context.Context, string) (admin.Replayed, error)         = a.ReplayDeadLetter
+		_ func(context.Context, string) error                           = a.DeleteDeadLetter
+		_ func(context.Context, string, admin.QueueOptions) error       = a.ConfigureQueue
+		_ func(context.Context, string) error                           = a.DeleteQueue
+		_ func(context.Context, string) error                           = a.DeleteConsumerGroup
+	)
+	_ = admin.DLQQuery{Queue: "q", ConsumerGroup: "g", Limit: 1, Offset: 0}
+	_ = admin.QueueOptions{LeaseTime: time.Second, RetryLimit: new(0), DeadLetterQueue: new(false), Namespace: "n", Task: "t"}
+	page := admin.DLQPage{DeadLetters: []admin.DeadLetter{{ID: "i", MessageID: "m", TransactionID: "t", Queue: "q",
+		Partition: "p", PartitionID: "pid", ConsumerGroup: "g", Error: "e", RetryCount: 1, Data: nil,
+		CreatedAt: time.Time{}, FailedAt: time.Time{}}}, Total: -1, Limit: 1, Offset: 0}
+	r := admin.Replayed{ID: "i", TransactionID: "dlq:i", PartitionID: "p", Offset: 1, Emulated: true}
+	assert.Equal(t, -1, page.Total)
+	assert.True(t, r.Emulated)
+}

@@ -1,0 +1,98 @@
+package queen_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/queenmq/queen-go"
+)
+
+// Every signature of API.md, as a caller compiles against it.
+func TestAPISignatures(t *testing.T) {
+	t.Parallel()
+	var (
+		_ func(string, ...queen.Option) (*queen.Client, error) = queen.New
+		_ func(...string) queen.Option                         = queen.WithServers
+		_ func(string) queen.Option                            = queen.WithToken
+		_ func(*http.Client) queen.Option                      = queen.WithHTTPClient
+		_ func(*slog.Logger) queen.Option                      = queen.WithLogger
+		_ func(int, time.Duration, time.Duration) queen.Option = queen.WithRetry
+		_ func(string) queen.AckOption                         = queen.WithError
+		_ func(error) error                                    = queen.Retry
+		_ func(error) error                                    = queen.DeadLetter
+	)
+	c, err := queen.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var (
+		_ func() error                                                                                     = c.Close
+		_ func(string) queen.QueueBuilder                                                                  = c.Queue
+		_ func(context.Context, *queen.Message, queen.Status, ...queen.AckOption) (queen.AckResult, error) = c.Ack
+		_ func(context.Context, []queen.AckItem) ([]queen.AckResult, error)                                = c.AckBatch
+		_ func(context.Context, string, time.Duration) (time.Time, error)                                  = c.Renew
+		_ func() *queen.Transaction                                                                        = c.Transaction
+	)
+	b := c.Queue("q")
+	var (
+		_ func(string) queen.QueueBuilder                                      = b.Partition
+		_ func(string) queen.QueueBuilder                                      = b.Group
+		_ func(queen.SubscriptionMode) queen.QueueBuilder                      = b.SubscriptionMode
+		_ func(time.Time) queen.QueueBuilder                                   = b.SubscriptionFrom
+		_ func(int) queen.QueueBuilder                                         = b.Batch
+		_ func(bool) queen.QueueBuilder                                        = b.Wait
+		_ func(time.Duration) queen.QueueBuilder                               = b.Timeout
+		_ func(int) queen.QueueBuilder                                         = b.Partitions
+		_ func(time.Duration) queen.QueueBuilder                               = b.LeaseTime
+		_ func(bool) queen.QueueBuilder                                        = b.Autopilot
+		_ func(bool) queen.QueueBuilder                                        = b.Conflation
+		_ func(bool) queen.QueueBuilder                                        = b.AutoAck
+		_ func(bool, time.Duration) queen.QueueBuilder                         = b.RenewLease
+		_ func(int) queen.QueueBuilder                                         = b.Concurrency
+		_ func(int) queen.QueueBuilder                                         = b.Limit
+		_ func(time.Duration) queen.QueueBuilder                               = b.IdleTimeout
+		_ func(time.Duration) queen.QueueBuilder                               = b.ShutdownTimeout
+		_ func(func(*queen.Message, error)) queen.QueueBuilder                 = b.OnError
+		_ func(string) queen.QueueBuilder                                      = b.Namespace
+		_ func(string) queen.QueueBuilder                                      = b.Task
+		_ func() queen.EachBuilder                                             = b.Each
+		_ func(context.Context) ([]*queen.Message, error)                      = b.Pop
+		_ func(context.Context, ...queen.PushItem) ([]queen.PushResult, error) = b.Push
+		_ func(context.Context, queen.BatchHandler) error                      = b.Consume
+		_ func(context.Context, queen.Handler) error                           = b.Each().Consume
+	)
+	var m queen.Message
+	var (
+		_ func(any) error                                         = m.Decode
+		_ func(context.Context) error                             = m.Ack
+		_ func(context.Context, error) error                      = m.Nack
+		_ func(context.Context) error                             = m.Retry
+		_ func(context.Context, error) error                      = m.DeadLetter
+		_ func(context.Context, time.Duration) (time.Time, error) = m.Renew
+	)
+	m = queen.Message{ID: "i", TransactionID: "t", TraceID: "r", Queue: "q", Partition: "p", PartitionID: "pid",
+		ConsumerGroup: "g", LeaseID: "l", Offset: -1, DeliveryAttempt: 0, CreatedAt: time.Time{}, Data: json.RawMessage(`{}`)}
+	tx := c.Transaction()
+	var (
+		_ func(*queen.Message, queen.Status, ...queen.AckOption) *queen.Transaction = tx.Ack
+		_ func(string, ...queen.PushItem) *queen.Transaction                        = tx.Push
+		_ func(string, string, ...queen.PushItem) *queen.Transaction                = tx.PushTo
+	)
+	_ = queen.AckItem{Message: &m, Status: queen.StatusFailed, Error: "e"}
+	_ = queen.AckResult{TransactionID: "t", Success: true, Error: "", DLQ: false, LeaseReleased: false}
+	_ = queen.PushItem{Data: 1, TransactionID: "t", TraceID: ""}
+	_ = queen.PushResult{TransactionID: "t", MessageID: "m", PartitionID: "p", Status: "queued", Offset: 0}
+	_ = queen.APIError{StatusCode: 400, Message: "m", Method: "GET", Path: "/"}
+	_ = []error{queen.ErrInvalidOption, queen.ErrLeaseLost, queen.ErrLeaseExpired, queen.ErrAlreadySettled,
+		queen.ErrTransactionFailed, queen.ErrClosed}
+	assert.Equal(t, []queen.Status{"completed", "failed", "retry", "dlq"},
+		[]queen.Status{queen.StatusCompleted, queen.StatusFailed, queen.StatusRetry, queen.StatusDLQ})
+	assert.Equal(t, []queen.SubscriptionMode{"new", "all"}, []queen.SubscriptionMode{queen.SubscribeNew, queen.SubscribeAll})
+}
