@@ -199,37 +199,18 @@ func parseServer(raw string) (*server, error) {
 }
 
 // defaultHTTPClient keeps enough idle connections per broker for many concurrent long polls.
+// When the program has replaced http.DefaultTransport (a proxy, a test double such as
+// httpmock.Activate), requests go through the replacement, as with a plain http.Client.
 func defaultHTTPClient() *http.Client {
-	return &http.Client{Transport: newDefaultTransport(), Timeout: defaultHTTPTimeout}
-}
-
-// stdDefaultTransport is net/http's own DefaultTransport, as it was when the package loaded.
-var stdDefaultTransport = http.DefaultTransport
-
-// defaultTransport is http.DefaultTransport with a larger idle pool. While the program has
-// replaced http.DefaultTransport (a proxy, a test double such as httpmock.Activate), requests
-// go through the replacement instead, as they would with a plain http.Client.
-type defaultTransport struct {
-	pooled *http.Transport // nil when http.DefaultTransport was not an *http.Transport at New
-}
-
-func newDefaultTransport() *defaultTransport {
-	t, ok := stdDefaultTransport.(*http.Transport)
+	t, ok := http.DefaultTransport.(*http.Transport)
 	if !ok {
-		return &defaultTransport{}
+		return &http.Client{Transport: http.DefaultTransport, Timeout: defaultHTTPTimeout}
 	}
 	pooled := t.Clone()
 	pooled.MaxIdleConns = 1024
 	pooled.MaxIdleConnsPerHost = 512
 	pooled.IdleConnTimeout = 90 * time.Second
-	return &defaultTransport{pooled: pooled}
-}
-
-func (d *defaultTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if current := http.DefaultTransport; d.pooled == nil || current != stdDefaultTransport {
-		return current.RoundTrip(r)
-	}
-	return d.pooled.RoundTrip(r)
+	return &http.Client{Transport: pooled, Timeout: defaultHTTPTimeout}
 }
 
 // liveTransport sends through hc's Transport as it is when each request leaves, so the long-poll
@@ -241,13 +222,6 @@ func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return t.RoundTrip(r)
 	}
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-// CloseIdleConnections lets http.Client.CloseIdleConnections reach the pool.
-func (d *defaultTransport) CloseIdleConnections() {
-	if d.pooled != nil {
-		d.pooled.CloseIdleConnections()
-	}
 }
 
 // Close stops every consume loop of this client (waiting until each has returned, with its
