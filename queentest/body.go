@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/jsonsplit"
@@ -146,8 +145,8 @@ func (o object) integer(name string) (n int64, ok bool, err error) {
 	if len(raw) == 0 || isNull(raw) {
 		return 0, false, nil
 	}
-	n, err = strconv.ParseInt(string(raw), 10, 64)
-	if err != nil {
+	n, ok = parseInteger(string(raw)) // JSON's integer literals are R39's integers
+	if !ok {
 		return 0, false, badRequest("%s must be an integer, got %s", name, clip(raw))
 	}
 	return n, true, nil

@@ -79,8 +79,8 @@ func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRe
 		if !ok {
 			continue
 		}
-		if n < 0 || n > maxInt32 {
-			return req, badRequest("options.%s must be an integer from 0 to %d, got %d", name, maxInt32, n)
+		if n < 0 {
+			return req, badRequest("options.%s must be an integer of at least 0, got %d", name, n)
 		}
 		v := int(n)
 		if name == "leaseTime" {

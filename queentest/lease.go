@@ -30,10 +30,11 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		seconds = defaultExtendSeconds
 	}
-	if seconds <= 0 || seconds > maxInt32 {
+	if seconds <= 0 {
 		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))
 		return
 	}
+	seconds = min(seconds, maxLeaseSeconds) // any positive integer is valid (R65)
 	res := s.engine.Extend(leaseID, int(seconds))
 	if res.LeaseID == "" {
 		res.LeaseID = leaseID

@@ -400,8 +400,8 @@ func TestDelete_QueueAndGroup_R141_R143(t *testing.T) {
 	c.delete("/api/v1/consumer-groups/nobody").wantError(t, http.StatusNotFound, "consumer group not found")
 }
 
-// R31, R35, R65: extreme but valid numbers are served, never a 5xx.
-func TestPop_ExtremeValidNumbers_R31_R35(t *testing.T) {
+// R5, R31, R35, R65: extreme but valid numbers are served, never a 5xx.
+func TestPop_ExtremeValidNumbers_R5_R31_R35_R65(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
 	c.pushN("huge", "", "h", 3)
@@ -414,7 +414,13 @@ func TestPop_ExtremeValidNumbers_R31_R35(t *testing.T) {
 	if !ext[0].Success {
 		t.Fatalf("extend %+v", ext[0])
 	}
-	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":2147483648}`).wantError(t, http.StatusBadRequest, "seconds")
+	for _, huge := range []string{"2147483648", "99999999999999999999"} { // any positive integer (R65)
+		c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":`+huge+`}`).want(t, http.StatusOK, &ext)
+		if !ext[0].Success || ext[0].ExpiresAt == nil {
+			t.Fatalf("extend by %s s: %+v", huge, ext[0])
+		}
+	}
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":-99999999999999999999}`).wantError(t, http.StatusBadRequest, "seconds")
 	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":1e3}`).wantError(t, http.StatusBadRequest, "seconds", "1e3")
 	for _, m := range res.Messages {
 		c.ackBatch(map[string]any{"acknowledgments": []any{map[string]any{"transactionId": m.TransactionID, "partitionId": m.PartitionID, "status": "dlq"}}})
@@ -426,4 +432,8 @@ func TestPop_ExtremeValidNumbers_R31_R35(t *testing.T) {
 		}
 	}
 	c.post("/api/v1/configure", `{"queue":"huge","options":{"leaseTime":2147483647,"retryLimit":2147483647}}`).want(t, http.StatusOK, nil)
+	// R5: integers ≥ 0, however large; the lease is clamped to what a duration holds.
+	c.post("/api/v1/configure", `{"queue":"huge","options":{"leaseTime":9223372036854775807,"retryLimit":9223372036854775807}}`).want(t, http.StatusOK, nil)
+	c.pushN("huge", "", "again", 1)
+	c.mustPop("/api/v1/pop/queue/huge", nil)
 }

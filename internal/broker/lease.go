@@ -141,8 +141,8 @@ func (e *Engine) forgetLease(l *lease) {
 	e.markWake(l.q.name)
 }
 
-// Extend renews a lease (R61–R65); seconds is positive.
-func (e *Engine) Extend(leaseID string, seconds int) ExtendResult {
+// Extend renews a lease by extend seconds, a positive count (R61–R65).
+func (e *Engine) Extend(leaseID string, extend int) ExtendResult {
 	e.mu.Lock()
 	defer e.unlock()
 	l := e.leases[leaseID]
@@ -153,7 +153,7 @@ func (e *Engine) Extend(leaseID string, seconds int) ExtendResult {
 		}
 		return ExtendResult{LeaseID: leaseID, Error: msg}
 	}
-	if want := e.now().Add(time.Duration(seconds) * time.Second); want.After(l.expires) {
+	if want := e.now().Add(seconds(extend)); want.After(l.expires) {
 		l.expires = want
 		e.schedule(l)
 	}

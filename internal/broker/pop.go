@@ -159,11 +159,11 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 		}
 		return PopResult{ConsumerGroup: r.Group, ConflatingEmpty: conflating}, nil, nil
 	}
-	batch, limit, seconds := max(r.Batch, 1), max(r.Partitions, 1), r.LeaseSeconds
-	if seconds <= 0 {
-		seconds = defaultLeaseSeconds
+	batch, limit, leaseSeconds := max(r.Batch, 1), max(r.Partitions, 1), r.LeaseSeconds
+	if leaseSeconds <= 0 {
+		leaseSeconds = defaultLeaseSeconds
 	}
-	res, g := e.claim(bestQ, r.Group, bestM, best, batch, limit, time.Duration(seconds)*time.Second, r.AutoAck, 0, false)
+	res, g := e.claim(bestQ, r.Group, bestM, best, batch, limit, seconds(leaseSeconds), r.AutoAck, 0, false)
 	return res, g, nil
 }
 

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/google/uuid"
@@ -86,5 +87,11 @@ func (q *queue) leaseDuration(leaseSeconds int) time.Duration {
 	if s <= 0 {
 		s = defaultLeaseSeconds
 	}
-	return time.Duration(s) * time.Second
+	return seconds(s)
 }
+
+// maxLeaseSeconds is the longest lease a time.Duration holds (about 292 years).
+const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
+
+// seconds converts a positive count of seconds, clamping one too long for a time.Duration.
+func seconds(s int) time.Duration { return time.Duration(min(int64(s), maxLeaseSeconds)) * time.Second }
