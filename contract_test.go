@@ -338,3 +338,35 @@ func TestAPIConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 
 // wire-0.15.md E2: a multi-partition pop of partitions a, b and c.
 const pop015E2 = `{"consumerGroup":"g1","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c1"},"id":"01a22946-3ce9-7002-9add-ba8d32a9667a","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"7e5db345-9313-47a7-a7ae-adcc3655c296"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c2"},"id":"01a22946-3cea-7000-bf26-f8f3d4ca3281","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"3fc8acc6-4225-4935-9fca-0be27073be2a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b1"},"id":"01a22946-3ce9-7000-8203-549d80a94cda","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"1cf9e3f4-1abf-49c8-9925-b5df518e3d4a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b2"},"id":"01a22946-3ce9-7001-9006-b2b9ed173e76","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"04bf2764-4bd7-47eb-905b-684a5d98a9ab"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a1"},"id":"01a22946-3ce7-7000-aac3-9e22bab35ad9","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"164c33e7-dcf1-4a7d-84e6-536d80d1be06"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a2"},"id":"01a22946-3ce8-7000-bc49-67337f6bc196","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"8046ca33-2a56-41e7-bfc9-462d38207d15"}],"partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","partitionsClaimed":3,"queue":"smoke-multi","success":true}`
+
+// API.md Namespace/Task: "with Task: discovery pop across queues (Queue name then empty)",
+// against the reference broker, for Pop and Consume (R22).
+func TestAPIDiscoveryPopAndConsume_R22(t *testing.T) {
+	t.Parallel()
+	_, c := brokerClient(t)
+	ctx := t.Context()
+	for _, q := range []struct{ name, ns, task string }{{"invoices", "billing", "send"}, {"other", "shop", "send"}} {
+		require.NoError(t, c.Do(ctx, http.MethodPost, "/api/v1/configure", nil,
+			map[string]any{"queue": q.name, "namespace": q.ns, "task": q.task}, nil))
+	}
+	pushN(t, c.Queue("other"), 1)
+	pushN(t, c.Queue("invoices"), 2)
+
+	msgs, err := c.Queue("").Namespace("billing").Task("send").Pop(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "invoices", msgs[0].Queue)
+	require.NoError(t, msgs[0].Ack(ctx))
+
+	var got []string
+	err = c.Queue("").Namespace("billing").Limit(1).Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
+		got = append(got, m.Queue)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"invoices"}, got)
+
+	msgs, err = c.Queue("").Namespace("billing").Pop(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, msgs, "both invoices were completed")
+}
