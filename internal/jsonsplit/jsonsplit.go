@@ -57,6 +57,22 @@ func (it *Iter) Element() (val Span, ok bool) {
 	return val, true
 }
 
+// Next returns where the next element starts without reading it, so that the caller can walk
+// it in place and then call SkipTo; ok is false past the last element.
+func (it *Iter) Next() (at int, ok bool) {
+	if it.i >= len(it.raw) || it.raw[it.i] == ']' {
+		return 0, false
+	}
+	return it.i, true
+}
+
+// SkipTo moves past an element the caller read itself, which ended at end.
+func (it *Iter) SkipTo(end int) { it.i = it.next(end) }
+
+// End returns the index just past the closing '}' or ']', once Member or Element or Next said
+// there was nothing more.
+func (it *Iter) End() int { return it.i + 1 }
+
 // next moves past the separator that follows a value.
 func (it *Iter) next(i int) int {
 	i = SkipSpace(it.raw, i)

@@ -91,6 +91,7 @@ func FuzzSplitArray(f *testing.F) {
 			t.Fatalf("%s: no member found", doc)
 		}
 		nested := Walk(doc, inner.Start)
+		inPlace := Walk(doc, inner.Start)
 		if len(got) != len(want) {
 			t.Fatalf("%s: split %d elements, want %d", data, len(got), len(want))
 		}
@@ -102,9 +103,23 @@ func FuzzSplitArray(f *testing.F) {
 			if !ok || compact(e.Of(doc)) != compact(want[i]) {
 				t.Fatalf("%s: walked element %d = %s, want %s", doc, i, e.Of(doc), want[i])
 			}
+			at, ok := inPlace.Next()
+			if !ok || at != e.Start {
+				t.Fatalf("%s: element %d starts at %d (ok %v), want %d", doc, i, at, ok, e.Start)
+			}
+			if end := endInPlace(doc, at); end != e.End {
+				t.Fatalf("%s: element %d read in place ends at %d, want %d", doc, i, end, e.End)
+			}
+			inPlace.SkipTo(e.End)
 		}
 		if _, ok := nested.Element(); ok {
 			t.Fatalf("%s: walked past the last element", doc)
+		}
+		if _, ok := inPlace.Next(); ok {
+			t.Fatalf("%s: Next went past the last element", doc)
+		}
+		if inPlace.End() != len(doc)-1 {
+			t.Fatalf("%s: array ends at %d, want %d", doc, inPlace.End(), len(doc)-1)
 		}
 	})
 }
@@ -151,4 +166,24 @@ func TestIterDoesNotAllocate(t *testing.T) {
 	if allocs != 0 {
 		t.Fatalf("walking allocated %v times", allocs)
 	}
+}
+
+// endInPlace reads the value at raw[at] member by member (or element by element) and returns
+// where it ends, as a caller of Next does.
+func endInPlace(raw []byte, at int) int {
+	switch raw[at] {
+	case '{':
+		it := Walk(raw, at)
+		for _, val, ok := it.Member(); ok; _, val, ok = it.Member() {
+			_ = endInPlace(raw, val.Start)
+		}
+		return it.End()
+	case '[':
+		it := Walk(raw, at)
+		for e, ok := it.Next(); ok; e, ok = it.Next() {
+			it.SkipTo(endInPlace(raw, e))
+		}
+		return it.End()
+	}
+	return SkipValue(raw, at)
 }
