@@ -42,11 +42,13 @@ func decodeAckResults(body []byte, req *request, results []AckResult) (int, erro
 	var mismatch error
 	n := 0
 	it := jsonsplit.Walk(trimmed, 0)
-	for val, ok := it.Element(); ok; val, ok = it.Element() {
+	for at, ok := it.Next(); ok; at, ok = it.Next() {
 		var r AckResult
-		if err := readAckResult(trimmed, val, n, &r); err != nil && mismatch == nil {
+		end, err := readAckResult(trimmed, at, n, &r)
+		if err != nil && mismatch == nil {
 			mismatch = err
 		}
+		it.SkipTo(end)
 		if n < len(results) {
 			results[n] = r
 		}
@@ -58,16 +60,18 @@ func decodeAckResults(body []byte, req *request, results []AckResult) (int, erro
 	return n, nil
 }
 
-// readAckResult applies one element onto r; null leaves it as it was.
-func readAckResult(body []byte, val jsonsplit.Span, index int, r *AckResult) (mismatch error) {
-	switch body[val.Start] {
+// readAckResult applies the element at body[at] onto r and returns where it ends; null leaves
+// r as it was.
+func readAckResult(body []byte, at, index int, r *AckResult) (end int, mismatch error) {
+	switch body[at] {
 	case 'n':
-		return nil
+		return jsonsplit.SkipValue(body, at), nil
 	case '{':
 	default:
-		return typeError(fmt.Sprintf("[%d]", index), "an object", val.Of(body))
+		end = jsonsplit.SkipValue(body, at)
+		return end, typeError(fmt.Sprintf("[%d]", index), "an object", body[at:end])
 	}
-	it := jsonsplit.Walk(body, val.Start)
+	it := jsonsplit.Walk(body, at)
 	for key, val, ok := it.Member(); ok; key, val, ok = it.Member() {
 		f := fieldIndex(key.Of(body), ackResultFields)
 		if f < 0 {
@@ -99,5 +103,5 @@ func readAckResult(body []byte, val jsonsplit.Span, index int, r *AckResult) (mi
 			r.LeaseReleased = b
 		}
 	}
-	return mismatch
+	return it.End(), mismatch
 }

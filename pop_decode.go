@@ -262,16 +262,18 @@ func (a *popAnswer) decodeMessages(body []byte, at int, wire *[]wireMessage) err
 	w := *wire
 	i := 0
 	it := jsonsplit.Walk(body, at)
-	for val, ok := it.Element(); ok; val, ok = it.Element() {
+	for el, ok := it.Next(); ok; el, ok = it.Next() {
 		if i >= cap(w) {
 			w = append(w[:i], wireMessage{})
 		} else if i >= len(w) {
 			w = w[:i+1]
 		}
-		if err := w[i].decode(a, body, val, i); err != nil {
+		end, err := w[i].decode(a, body, el, i)
+		if err != nil {
 			*wire = w
 			return err
 		}
+		it.SkipTo(end)
 		i++
 	}
 	if i == 0 { // encoding/json starts an empty array afresh
@@ -281,17 +283,19 @@ func (a *popAnswer) decodeMessages(body []byte, at int, wire *[]wireMessage) err
 	return nil
 }
 
-// decode applies one element of "messages"; null leaves it as it was.
-func (w *wireMessage) decode(a *popAnswer, body []byte, val jsonsplit.Span, index int) error {
-	switch body[val.Start] {
+// decode applies the element of "messages" at body[at] and returns where it ends; null leaves
+// w as it was.
+func (w *wireMessage) decode(a *popAnswer, body []byte, at, index int) (end int, err error) {
+	switch body[at] {
 	case 'n':
-		return nil
+		return jsonsplit.SkipValue(body, at), nil
 	case '{':
 	default:
-		a.mismatched(typeError(fmt.Sprintf("messages[%d]", index), "an object", val.Of(body)))
-		return nil
+		end = jsonsplit.SkipValue(body, at)
+		a.mismatched(typeError(fmt.Sprintf("messages[%d]", index), "an object", body[at:end]))
+		return end, nil
 	}
-	it := jsonsplit.Walk(body, val.Start)
+	it := jsonsplit.Walk(body, at)
 	for key, val, ok := it.Member(); ok; key, val, ok = it.Member() {
 		f := fieldIndex(key.Of(body), messageFields)
 		if f < 0 {
@@ -328,10 +332,10 @@ func (w *wireMessage) decode(a *popAnswer, body []byte, val jsonsplit.Span, inde
 			}
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return it.End(), nil
 }
 
 // messages builds the leased messages; their data share one block copied out of the body.
