@@ -3,6 +3,7 @@ package queentest
 import (
 	"net/http"
 	"testing"
+	"time"
 )
 
 // Black-box checks of SPEC rules an outside tester reads literally: raw requests, exact
@@ -119,5 +120,51 @@ func TestSubscription_FirstPopBeforeQueueExists_R45_R102_R103(t *testing.T) {
 	}
 	if c.pop("/api/v1/pop/queue/not-yet", q("consumerGroup", "late")) != nil {
 		t.Fatal("a group first seen after the push received an older message")
+	}
+}
+
+// R22, R59: a discovery pop never long-polls, ignores autopilot (batch 1), claims partitions
+// of one queue only, and its lease lasts 60 s whatever the queue's leaseTime, or leaseSeconds.
+func TestPop_DiscoveryLeaseAndScope_R22_R59(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, WithManualClock())
+	c.post("/api/v1/configure", `{"queue":"dq1","task":"mail","options":{"leaseTime":5}}`).want(t, http.StatusOK, nil)
+	c.post("/api/v1/configure", `{"queue":"dq2","task":"mail","options":{"leaseTime":5}}`).want(t, http.StatusOK, nil)
+	if r := c.get("/api/v1/pop?task=mail&wait=true&timeout=60000"); r.status != http.StatusNoContent || srv.WaitingPops() != 0 {
+		t.Fatalf("empty discovery pop with wait=true: %d, %d waiting; want 204 at once", r.status, srv.WaitingPops())
+	}
+	c.pushN("dq1", "a", "x", 2)
+	c.pushN("dq1", "b", "y", 2)
+	c.pushN("dq2", "", "z", 2)
+
+	res := c.mustPop("/api/v1/pop", q("task", "mail", "autopilot", "true"))
+	if len(res.Messages) != 1 || res.Queue != "dq1" {
+		t.Fatalf("autopilot discovery pop: %d messages from %q, want 1 (batch 1) from dq1", len(res.Messages), res.Queue)
+	}
+	srv.Advance(59 * time.Second)
+	var ext []extendResult
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":1}`).want(t, http.StatusOK, &ext)
+	if !ext[0].Success {
+		t.Fatalf("the discovery lease ended before 60 s: %+v", ext[0])
+	}
+	srv.Advance(time.Second)
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":1}`).want(t, http.StatusOK, &ext)
+	if ext[0].Success || deref(ext[0].Error) != "Lease already expired" {
+		t.Fatalf("the discovery lease outlived 60 s: %+v", ext[0])
+	}
+
+	res = c.mustPop("/api/v1/pop", q("task", "mail", "partitions", "3", "batch", "10", "leaseSeconds", "7"))
+	for _, m := range res.Messages {
+		if res.Queue != "dq1" || m.Partition == "Default" {
+			t.Fatalf("a discovery pop claimed %q/%q; want only dq1's partitions", res.Queue, m.Partition)
+		}
+	}
+	if len(res.Messages) != 4 || res.PartitionsClaimed != 2 {
+		t.Fatalf("got %d messages from %d partitions, want dq1's 4 from 2", len(res.Messages), res.PartitionsClaimed)
+	}
+	srv.Advance(7 * time.Second)
+	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":1}`).want(t, http.StatusOK, &ext)
+	if ext[0].Success {
+		t.Fatal("leaseSeconds=7 did not set the discovery lease")
 	}
 }
