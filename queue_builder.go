@@ -129,7 +129,8 @@ func (b QueueBuilder) Conflation(on bool) QueueBuilder { b.conflation = on; retu
 func (b QueueBuilder) AutoAck(on bool) QueueBuilder { b.autoAck = &on; return b }
 
 // RenewLease extends the lease of in-flight batches every `every` (0: half of LeaseTime when set,
-// else 10s). Default: off.
+// else 10s), each time by LeaseTime when set, else by 60s. A refused renewal cancels the
+// handler's ctx with cause ErrLeaseLost, and nothing of that batch is acked. Default: off.
 func (b QueueBuilder) RenewLease(on bool, every time.Duration) QueueBuilder {
 	b.renew, b.renewEvery = on, every
 	return b
