@@ -69,10 +69,7 @@ func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 			body.Acks[i].ConsumerGroup = ""
 		}
 	}
-	raw, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("queen: encode batch ack: %w", err)
-	}
+	raw := appendAckBatch(make([]byte, 0, 256*len(items)), &body)
 	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
 		affinity: items[0].Message.route}
 	results, err := c.postAcks(ctx, &req, items)
@@ -87,10 +84,8 @@ func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 
 // ack sends one message's ack; a refused item is returned as an error wrapping errAckRefused.
 func (c *Client) ack(ctx context.Context, m *Message, status Status, errText string) (AckResult, error) {
-	raw, err := json.Marshal(newAckBody(m, status, errText))
-	if err != nil {
-		return AckResult{}, fmt.Errorf("queen: encode ack: %w", err)
-	}
+	body := newAckBody(m, status, errText)
+	raw := appendAck(make([]byte, 0, 256), &body)
 	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route}
 	items := [1]AckItem{{Message: m, Status: status, Error: errText}}
 	results, err := c.postAcks(ctx, &req, items[:])
