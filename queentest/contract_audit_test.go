@@ -168,3 +168,29 @@ func TestPop_DiscoveryLeaseAndScope_R22_R59(t *testing.T) {
 		t.Fatal("leaseSeconds=7 did not set the discovery lease")
 	}
 }
+
+// §2.3, R76: an ack result's queueName and partitionName name the partition its partitionId
+// identifies, whichever check refuses the item; they are null only for an unknown partition.
+func TestAck_ResultNamesThePartitionWhenRefused_R76(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	pid := c.pushN("names", "p7", "n", 1)[0].PartitionID
+	acks := c.ackBatch(`{"acknowledgments":[
+		{"partitionId":"` + pid + `"},
+		{"transactionId":"n-0","partitionId":"` + pid + `","status":"bogus"},
+		{"transactionId":"nope","partitionId":"` + pid + `"},
+		{"transactionId":"n-0","partitionId":"unknown"}]}`)
+	wantErr := []string{"transactionId is required", "Invalid status", "Message not found", "Message not found"}
+	for i, a := range acks {
+		if a.Success || deref(a.Error) != wantErr[i] {
+			t.Errorf("item %d: %+v, want refused with %q", i, a, wantErr[i])
+		}
+		known := i < 3
+		if known && (deref(a.QueueName) != "names" || deref(a.PartitionName) != "p7") {
+			t.Errorf("item %d names %s/%s, want names/p7", i, deref(a.QueueName), deref(a.PartitionName))
+		}
+		if !known && (a.QueueName != nil || a.PartitionName != nil) {
+			t.Errorf("item %d names %s/%s for an unknown partition, want null", i, deref(a.QueueName), deref(a.PartitionName))
+		}
+	}
+}

@@ -73,6 +73,10 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 		res.Success, res.Error = false, msg
 		return acceptedAck{}, false
 	}
+	p := e.partitions[it.PartitionID]
+	if p != nil { // the names follow partitionId, whatever refuses the item (§2.3)
+		res.QueueName, res.PartitionName = &p.q.name, &p.name
+	}
 	if it.TransactionID == "" {
 		return refuse(&errTransactionIDRequired)
 	}
@@ -83,11 +87,9 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 	if !ok {
 		return refuse(&errInvalidStatus)
 	}
-	p := e.partitions[it.PartitionID]
 	if p == nil {
 		return refuse(&errMessageNotFound)
 	}
-	res.QueueName, res.PartitionName = &p.q.name, &p.name
 	off, ok := p.byTx[it.TransactionID]
 	if !ok {
 		return refuse(&errMessageNotFound)
