@@ -2,6 +2,7 @@ package queen_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -369,4 +370,22 @@ func TestAPIDiscoveryPopAndConsume_R22(t *testing.T) {
 	msgs, err = c.Queue("").Namespace("billing").Pop(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, msgs, "both invoices were completed")
+}
+
+// Consume semantics: "The text of every error reaches the broker as the ack's error", whatever
+// characters it holds; the identifiers go back exactly as they came (O6).
+func TestAPIAckErrorTextReachesTheBrokerIntact(t *testing.T) {
+	t.Parallel()
+	const text = "he said \"no\" \\ <b>&</b>\n\t\u2028 ünï 😀 \x01 end"
+	c, mt := mockClient(t)
+	m := popOne(t, c, mt, `{"success":true,"queue":"q","leaseId":"l\"1","consumerGroup":"g<1>","messages":[
+		{"id":"m","transactionId":"t/1 & \"2\"","partitionId":"p\u00e91","data":1,"offset":0,"deliveryAttempt":1}]}`, "g<1>")
+	var rec recorder
+	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
+		rec.respond(200, `[{"index":0,"success":true,"error":null}]`))
+	require.NoError(t, m.DeadLetter(t.Context(), errors.New(text)))
+	var body map[string]string
+	require.NoError(t, json.Unmarshal([]byte(rec.only(t).Body), &body))
+	assert.Equal(t, map[string]string{"transactionId": "t/1 & \"2\"", "partitionId": "p\u00e91", "leaseId": "l\"1",
+		"status": "dlq", "consumerGroup": "g<1>", "error": text}, body)
 }
