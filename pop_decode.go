@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/queenmq/queen-go/internal/jsonsplit"
 )
@@ -122,6 +123,21 @@ func fieldIndex(key []byte, names []string) int {
 		if string(inner) == n {
 			return i
 		}
+	}
+	plainASCII := true
+	for _, c := range inner {
+		if c >= utf8.RuneSelf || c == '\\' {
+			plainASCII = false
+			break
+		}
+	}
+	if plainASCII { // the usual unknown key: no allocation, and only names of its length
+		for i, n := range names {
+			if len(n) == len(inner) && strings.EqualFold(string(inner), n) {
+				return i
+			}
+		}
+		return -1
 	}
 	k := jsonsplit.Unquote(key)
 	for i, n := range names {

@@ -389,3 +389,49 @@ func (g *popGen) timestamp() string {
 	}
 	return fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", d(10000), d(14), d(33), d(26), d(62), d(62), d(1000000))
 }
+
+// popAnswer100 is a 100-message 2.0 pop answer.
+var popAnswer100 = func() []byte {
+	var b strings.Builder
+	b.WriteString(`{"success":true,"queue":"bench","partition":"p01","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","consumerGroup":"__QUEUE_MODE__","partitionsClaimed":1,"messages":[`)
+	for i := range 100 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"01a22945-db81-7000-89ce-1fc92ee0%04d","transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6%04d","traceId":null,"data":{"order":%d,"sku":"A-%04d","qty":3},"producerSub":null,"createdAt":"2026-11-29T21:46:13.767056Z","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partition":"p01","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","consumerGroup":"__QUEUE_MODE__","offset":%d,"deliveryAttempt":1}`, i, i, i, i, i)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}()
+
+// A message costs its id and transactionId strings; everything else is shared per answer.
+func TestDecodePopAllocations(t *testing.T) {
+	allocs := testing.AllocsPerRun(20, func() {
+		if _, err := decodePop(popAnswer100, "/p", "r"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 2*100+20 {
+		t.Fatalf("decoding 100 messages allocated %v times, want at most %d", allocs, 2*100+20)
+	}
+}
+
+func BenchmarkDecodePop(b *testing.B) {
+	b.SetBytes(int64(len(popAnswer100)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := decodePop(popAnswer100, "/p", "r"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkDecodePopEncodingJSON(b *testing.B) {
+	b.SetBytes(int64(len(popAnswer100)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := refDecodePop(popAnswer100, "/p", "r"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
