@@ -161,6 +161,8 @@ func gmax(a, b time.Duration) time.Duration {
 	return b
 }
 
+const userAgent = "queen-go/" + Version
+
 // send performs one call with auth, retries and failover. The 2xx body is read into buf; any
 // other answer becomes an *APIError. It returns the HTTP status.
 func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, error) {
@@ -185,13 +187,15 @@ func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, 
 	if err != nil {
 		return 0, fmt.Errorf("queen: %s %s: %s", r.method, r.path, c.redact(err.Error()))
 	}
-	req.Header.Set("User-Agent", "queen-go/"+Version)
-	req.Header.Set("Accept", "application/json")
+	// The keys are already canonical: set them directly, with one backing array for the values.
+	vals := [...]string{userAgent, "application/json", "application/json", c.auth}
+	h := req.Header
+	h["User-Agent"], h["Accept"] = vals[0:1:1], vals[1:2:2]
 	if r.body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		h["Content-Type"] = vals[2:3:3]
 	}
 	if c.auth != "" {
-		req.Header.Set("Authorization", c.auth)
+		h["Authorization"] = vals[3:4:4]
 	}
 	resp, err := rc.Do(req)
 	if err != nil {
