@@ -288,10 +288,11 @@ func (l *consumer) release(msgs []*Message) {
 	l.send(items)
 }
 
-// send sends one batch ack on the loop's own ctx and reports what failed.
-func (l *consumer) send(items []AckItem) {
+// send sends one batch ack on the loop's own ctx and reports what failed. It returns the
+// results, or nil when the request failed.
+func (l *consumer) send(items []AckItem) []AckResult {
 	if len(items) == 0 {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
 	defer cancel()
@@ -301,13 +302,14 @@ func (l *consumer) send(items []AckItem) {
 			it.Message.unsettle()
 		}
 		l.log.ackFailed(items[0].Message, err)
-		return
+		return nil
 	}
 	for i, r := range results {
 		if !r.Success {
 			l.log.ackRefused(items[i], r.Error)
 		}
 	}
+	return results
 }
 
 // reserve takes up to n of Limit's remaining messages (all n without a Limit). The taker of

@@ -46,31 +46,47 @@ func (l *consumer) handle(b *leasedBatch) {
 	}
 
 	var items []AckItem
+	var above []*Message
 	if l.h.each != nil {
-		items = l.handleEach(ctx, b)
+		items, above = l.handleEach(ctx, b)
 	} else {
-		items = l.handleAll(ctx, b)
+		items, above = l.handleAll(ctx, b)
 	}
 	if b.lost.Load() {
 		l.log.leaseLost(first)
 		return // the broker has taken the batch back; an ack would be refused (R117)
 	}
-	l.send(items)
+	results := l.send(items)
+	if len(above) > 0 && filedWithLeaseHeld(items, results) {
+		l.release(above)
+	}
 }
 
-// handleEach calls the handler once per message and returns the acks to send.
-func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) []AckItem {
-	var items []AckItem
+// filedWithLeaseHeld reports whether the batch's last ack was a failed that spent the last
+// retry: the broker filed the message and moved the cursor to it (R70), so the lease still
+// holds the messages above it, which the loop did not handle. With retries left the failed
+// ended the lease itself (R69).
+func filedWithLeaseHeld(items []AckItem, results []AckResult) bool {
+	if len(items) == 0 || len(results) != len(items) {
+		return false
+	}
+	last, res := items[len(items)-1], results[len(results)-1]
+	return last.Status == StatusFailed && res.Success && res.DLQ && !res.LeaseReleased
+}
+
+// handleEach calls the handler once per message and returns the acks to send, and the
+// messages above a failed one, which were not handled.
+func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) (items []AckItem, above []*Message) {
 	for i, m := range b.msgs {
 		if b.lost.Load() {
-			return nil
+			return nil, nil
 		}
 		if !l.mayStart(b, m) || l.reserve(1) == 0 {
-			return append(items, releaseItem(b.msgs[i:])...)
+			return append(items, releaseItem(b.msgs[i:])...), nil
 		}
 		err := l.call(m, 1, func() error { return l.h.each(ctx, m) })
 		if b.lost.Load() {
-			return nil
+			return nil, nil
 		}
 		if err != nil {
 			l.log.handlerFailed(m, err)
@@ -83,32 +99,31 @@ func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) []AckItem {
 		}
 		items = append(items, AckItem{Message: m, Status: status, Error: text})
 		if endsLease(status) {
-			// The later messages come back with this one; ack none of them (O18).
-			return append(items, releaseAbove(status, b.msgs[i+1:])...)
+			return items, b.msgs[i+1:] // they come back with this one; ack none of them (O18)
 		}
 	}
-	return items
+	return items, nil
 }
 
-// handleAll hands the batch to the handler in one call and returns the acks to send.
-func (l *consumer) handleAll(ctx context.Context, b *leasedBatch) []AckItem {
+// handleAll hands the batch to the handler in one call and returns the acks to send, and the
+// messages above a failed one.
+func (l *consumer) handleAll(ctx context.Context, b *leasedBatch) (items []AckItem, above []*Message) {
 	first := b.msgs[0]
 	if !l.mayStart(b, first) {
-		return releaseItem(b.msgs)
+		return releaseItem(b.msgs), nil
 	}
 	n := l.reserve(len(b.msgs))
 	if n == 0 {
-		return releaseItem(b.msgs)
+		return releaseItem(b.msgs), nil
 	}
 	take := b.msgs[:n:n]
 	err := l.call(first, n, func() error { return l.h.batch(ctx, take) })
 	if b.lost.Load() {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
 		l.log.handlerFailed(first, err)
 	}
-	var items []AckItem
 	if err != nil || l.autoAck {
 		status, text := outcome(err)
 		for i, m := range take {
@@ -117,15 +132,14 @@ func (l *consumer) handleAll(ctx context.Context, b *leasedBatch) []AckItem {
 			}
 			items = append(items, AckItem{Message: m, Status: status, Error: text})
 			if endsLease(status) {
-				// The rest of the batch comes back with it (O18).
-				return append(items, releaseAbove(status, b.msgs[i+1:])...)
+				return items, b.msgs[i+1:] // the rest of the batch comes back with it (O18)
 			}
 		}
 	}
 	if n < len(b.msgs) {
 		items = append(items, releaseItem(b.msgs[n:])...) // beyond Limit
 	}
-	return items
+	return items, nil
 }
 
 // mayStart reports whether m may be handed to the handler: the loop is not stopping and m's
@@ -163,18 +177,6 @@ func releaseItem(msgs []*Message) []AckItem {
 		return nil
 	}
 	return []AckItem{{Message: msgs[0], Status: StatusRetry}}
-}
-
-// releaseAbove is what follows a failed ack when messages above it stay unhandled. A failed
-// that spends the last retry files its message and moves the cursor to it (R70), which leaves
-// the lease on the messages above until it expires; a retry on the next one ends it at once.
-// When the failed still has retries it is the stop, and the broker accepts that retry without
-// applying it (R84).
-func releaseAbove(status Status, above []*Message) []AckItem {
-	if status != StatusFailed {
-		return nil // a retry is always the stop
-	}
-	return releaseItem(above)
 }
 
 // endsLease reports whether an ack status ends the lease and redelivers what is above it.

@@ -81,7 +81,7 @@ func (l *consumer) poll(perPop int) error {
 		}
 		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
 		started := time.Now()
-		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(free, batch))
+		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(batch))
 		l.held.Add(int64(len(msgs) - most))
 		if len(msgs) < most {
 			l.signalBudget()
@@ -118,14 +118,14 @@ func (l *consumer) poll(perPop int) error {
 	}
 }
 
-// popQuery is the pop's parameters for free idle goroutines and a batch size (0: unsent).
-func (l *consumer) popQuery(free, batch int) url.Values {
+// popQuery is the pop's parameters with a batch size (0: unsent).
+func (l *consumer) popQuery(batch int) url.Values {
 	q := maps.Clone(l.query)
 	if l.b.partition == "" && l.b.partsSet {
-		// Never more partitions than idle goroutines. Without Partitions the parameter is left
-		// out, autopilot or not (R137); a pop's batch still bounds what it leases (R32), and
-		// partitions beyond the idle goroutines wait for one (dispatch).
-		q.Set("partitions", strconv.Itoa(free))
+		// Sent as set, and left out otherwise, autopilot or not (R137). A pop's batch bounds
+		// what it leases across its partitions (R32); partitions beyond the idle goroutines
+		// wait for one (dispatch).
+		q.Set("partitions", strconv.Itoa(l.b.partitions))
 	}
 	if batch > 0 {
 		q.Set("batch", strconv.Itoa(batch))
@@ -147,12 +147,10 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 		size, ceiling = c, c
 	}
 	if l.limit > 0 {
-		left := l.limit - l.reserved.Load() - l.held.Load()
-		if left <= 0 {
+		// Limit is not a batch size: the pop still leaves the batch to the broker (R137), and
+		// what it brings beyond Limit is released with retry.
+		if l.limit-l.reserved.Load()-l.held.Load() <= 0 {
 			return 0, 0, false
-		}
-		if left < int64(ceiling) {
-			size, ceiling = int(left), int(left)
 		}
 	}
 	return size, ceiling, true
@@ -160,7 +158,7 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 
 // quietThreshold is how soon an empty answer counts as "answered without waiting".
 func (l *consumer) quietThreshold() time.Duration {
-	if l.query.Get("wait") != "true" || l.b.discovery() {
+	if l.query.Get("wait") != "true" || l.b.discovery() || l.b.pollTimeout() == 0 {
 		return time.Duration(1<<63 - 1)
 	}
 	return min(l.b.pollTimeout()/2, time.Second)

@@ -711,7 +711,7 @@ func TestConsumeSkipsMessagesWhoseLeaseRanOut(t *testing.T) {
 	assert.Equal(t, []string{"0@1", "1@2", "2@2"}, handled)
 }
 
-// The loop never asks for more partitions than it has idle goroutines, and caps the batch to
+// The loop sends batch and partitions only as set (R137), caps the batch to
 // what it can handle in half a lease.
 func TestConsumePopSizing(t *testing.T) {
 	t.Parallel()
@@ -720,7 +720,7 @@ func TestConsumePopSizing(t *testing.T) {
 	pollers, perPop := l.pollers()
 	assert.Equal(t, 8, pollers)
 	assert.Equal(t, 1, perPop)
-	q := l.popQuery(3, 0)
+	q := l.popQuery(0)
 	assert.False(t, q.Has("partitions"), "autopilot chooses the partitions (R137)")
 	assert.Equal(t, "true", q.Get("autopilot"))
 	assert.False(t, q.Has("batch"), "autopilot chooses the batch (R137)")
@@ -740,7 +740,7 @@ func TestConsumePopSizing(t *testing.T) {
 	assert.Equal(t, 1, perPop)
 	size, _, _ = fixed.nextBatch()
 	assert.Equal(t, 100, size)
-	assert.Empty(t, fixed.popQuery(1, size).Get("partitions"))
+	assert.Empty(t, fixed.popQuery(size).Get("partitions"))
 
 	wide := newConsumer(t.Context(), c.Queue("q").Concurrency(16), eachHandling(nil))
 	pollers, perPop = wide.pollers()
@@ -750,11 +750,11 @@ func TestConsumePopSizing(t *testing.T) {
 	pollers, perPop = grouped.pollers()
 	assert.Equal(t, 2, pollers)
 	assert.Equal(t, 4, perPop)
-	assert.Equal(t, "3", grouped.popQuery(3, 0).Get("partitions"), "never more partitions than idle goroutines")
+	assert.Equal(t, "4", grouped.popQuery(0).Get("partitions"), "partitions as set (R137)")
 
 	limited := newConsumer(t.Context(), c.Queue("q").Limit(7), eachHandling(nil))
 	size, _, _ = limited.nextBatch()
-	assert.Equal(t, 7, size)
+	assert.Zero(t, size, "Limit leaves the batch to autopilot (R137)")
 	limited.reserved.Store(3)
 	limited.held.Store(4) // leased or being popped
 	_, _, ok = limited.nextBatch()

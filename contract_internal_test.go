@@ -20,9 +20,9 @@ func TestAPIRenewLeaseDefaults_R138(t *testing.T) {
 		every, extend time.Duration
 	}{
 		{"no LeaseTime", c.Queue("q").RenewLease(true, 0), 10 * time.Second, 60 * time.Second},
-		{"LeaseTime", c.Queue("q").LeaseTime(20 * time.Second).RenewLease(true, 0), 10 * time.Second, 20 * time.Second},
-		{"every set", c.Queue("q").LeaseTime(20 * time.Second).RenewLease(true, 3 * time.Second), 3 * time.Second, 20 * time.Second},
-		{"every set, no LeaseTime", c.Queue("q").RenewLease(true, 4 * time.Second), 4 * time.Second, 60 * time.Second},
+		{"LeaseTime", c.Queue("q").LeaseTime(20*time.Second).RenewLease(true, 0), 10 * time.Second, 20 * time.Second},
+		{"every set", c.Queue("q").LeaseTime(20*time.Second).RenewLease(true, 3*time.Second), 3 * time.Second, 20 * time.Second},
+		{"every set, no LeaseTime", c.Queue("q").RenewLease(true, 4*time.Second), 4 * time.Second, 60 * time.Second},
 	}
 	for _, tc := range cases {
 		l := newConsumer(t.Context(), tc.b, h)
