@@ -170,7 +170,10 @@ func typeError(field, want string, v []byte) error {
 	return fmt.Errorf("%s: want %s, got %s", field, want, jsonKind(v))
 }
 
+// wirePool keeps the scratch of a pop's messages between pops.
 var wirePool = sync.Pool{New: func() any { return new([]wireMessage) }}
+
+const maxPooledWire = 1000
 
 // decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200.
 func decodePop(body []byte, path, route string) ([]*Message, error) {
@@ -184,6 +187,9 @@ func decodePop(body []byte, path, route string) ([]*Message, error) {
 	}
 	wp := wirePool.Get().(*[]wireMessage)
 	defer func() {
+		if cap(*wp) > maxPooledWire {
+			return // do not keep a huge batch's scratch alive
+		}
 		clear((*wp)[:cap(*wp)])
 		*wp = (*wp)[:0]
 		wirePool.Put(wp)
