@@ -19,9 +19,10 @@ func WithError(msg string) AckOption { return func(o *ackOptions) { o.errText = 
 // Ack settles one message with status (completed, failed, retry or dlq) in one request. The
 // message is sent back with its leaseId, so the ack is applied only under the lease it was
 // delivered with; a refused ack is returned as an error too (errors.Is(err, ErrLeaseExpired)
-// when the lease was expired, released or taken over). Ack is the low-level form of m.Ack and
-// friends: it does not refuse a message settled before, but once the broker answered, the
-// message counts as settled (its own methods then return ErrAlreadySettled).
+// when the lease was expired, released or taken over). A message settled before (by Ack, its
+// own methods, AckBatch or a committed Transaction) returns ErrAlreadySettled and sends
+// nothing. When no answer came back (a transport failure), the message is unsettled again so
+// the call can be repeated.
 func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...AckOption) (AckResult, error) {
 	if err := checkAckItem("message", m, status); err != nil {
 		return AckResult{}, err
@@ -30,9 +31,12 @@ func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...Ack
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if !m.markSettled() {
+		return AckResult{}, ErrAlreadySettled
+	}
 	res, err := c.ack(ctx, m, status, o.errText)
-	if err == nil || errors.Is(err, errAckRefused) {
-		m.settled.Store(true)
+	if err != nil && !errors.Is(err, errAckRefused) {
+		m.unsettle()
 	}
 	return res, err
 }
@@ -40,19 +44,31 @@ func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...Ack
 // AckBatch settles several messages in one request. Results come back in the order of items;
 // a refused item has Success false and its reason in Error, and does not fail the call. err is
 // only for a request that failed as a whole (or an invalid item, refused before sending). An
-// empty Status means completed. An empty list sends nothing. Like Ack, it does not refuse
-// messages settled before, and marks every message settled once the broker answered.
+// empty Status means completed. An empty list sends nothing. It is the low-level form: it sends
+// messages settled before too (the broker then answers for them, R68, R79), and marks every
+// message settled once the broker answered.
 //
 // Send the messages of one partition in offset order: a broker applies a completed above a
 // failed or retry of the same batch differently across versions (O18).
 func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, error) {
-	if len(items) == 0 {
-		return nil, nil // a 0.15 broker never answers an empty batch (O19)
-	}
 	for i, it := range items {
 		if err := checkAckItem(fmt.Sprintf("items[%d]", i), it.Message, it.Status); err != nil {
 			return nil, err
 		}
+	}
+	results, err := c.ackBatch(ctx, items)
+	if err == nil {
+		for _, it := range items {
+			it.Message.settled.Store(true)
+		}
+	}
+	return results, err
+}
+
+// ackBatch sends valid items as one batch ack; it leaves their settled state alone.
+func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, error) {
+	if len(items) == 0 {
+		return nil, nil // a 0.15 broker never answers an empty batch (O19)
 	}
 	body := ackBatchBody{Acks: make([]ackBody, len(items))}
 	group, uniform := groupOf(items[0].Message), true
@@ -72,14 +88,7 @@ func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	raw := appendAckBatch(make([]byte, 0, 256*len(items)), &body)
 	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
 		affinity: items[0].Message.route}
-	results, err := c.postAcks(ctx, &req, items)
-	if err != nil {
-		return nil, err
-	}
-	for _, it := range items {
-		it.Message.settled.Store(true)
-	}
-	return results, nil
+	return c.postAcks(ctx, &req, items)
 }
 
 // ack sends one message's ack; a refused item is returned as an error wrapping errAckRefused.

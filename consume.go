@@ -296,7 +296,7 @@ func (l *consumer) send(items []AckItem) []AckResult {
 	}
 	ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
 	defer cancel()
-	results, err := l.c.AckBatch(ctx, items)
+	results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
 	if err != nil {
 		for _, it := range items {
 			it.Message.unsettle()

@@ -56,7 +56,8 @@ func (b QueueBuilder) popQuery(t terminal) url.Values {
 		q.Set("consumerGroup", b.group)
 		switch {
 		case b.fromSet:
-			q.Set("subscriptionFrom", b.from.UTC().Format(time.RFC3339Nano))
+			// The caller's offset is kept; its "+" is sent as %2B (O15).
+			q.Set("subscriptionFrom", b.from.Format(time.RFC3339Nano))
 		case b.modeSet:
 			q.Set("subscriptionMode", string(b.mode))
 		default:
@@ -77,20 +78,20 @@ func (b QueueBuilder) popQuery(t terminal) url.Values {
 		q.Set("wait", "false")
 	}
 
-	if b.batchSet {
-		q.Set("batch", strconv.Itoa(b.batch))
-	} else if t == forPop {
-		q.Set("batch", "1") // 0.15 and 2.0 agree on 1, but say it (O9)
-	}
-	if b.partsSet {
-		q.Set("partitions", strconv.Itoa(b.partitions))
-	}
 	autopilot := t == forConsume
 	if b.autopilot != nil {
 		autopilot = *b.autopilot
 	}
 	if autopilot {
-		q.Set("autopilot", "true")
+		q.Set("autopilot", "true") // batch and partitions then only as set (R137)
+	}
+	if b.batchSet {
+		q.Set("batch", strconv.Itoa(b.batch))
+	} else if t == forPop && !autopilot {
+		q.Set("batch", "1") // 0.15 and 2.0 agree on 1, but say it (O9)
+	}
+	if b.partsSet {
+		q.Set("partitions", strconv.Itoa(b.partitions))
 	}
 	if b.leaseSet {
 		secs := (b.leaseTime + time.Second - 1) / time.Second

@@ -192,11 +192,11 @@ func TestPopQueryParameters_O13_O14_O15(t *testing.T) {
 				return c.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll)
 			},
 			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"all"}}, "/api/v1/pop/queue/orders"},
-		{"subscriptionFrom as RFC 3339 UTC",
+		{"subscriptionFrom as RFC 3339 with the caller's offset",
 			func(c *queen.Client) queen.QueueBuilder {
 				return c.Queue("orders").Group("billing").SubscriptionFrom(from)
 			},
-			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionFrom": {"2026-11-29T20:00:00.0000005Z"}}, "/api/v1/pop/queue/orders"},
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionFrom": {"2026-11-29T21:00:00.0000005+01:00"}}, "/api/v1/pop/queue/orders"},
 		{"every setting",
 			func(c *queen.Client) queen.QueueBuilder {
 				return c.Queue("a b/c").Partition("p/1").Group("g").Batch(50).Wait(true).
