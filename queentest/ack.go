@@ -10,12 +10,7 @@ import (
 
 // handleAck answers POST /api/v1/ack with an array of one ack result (R66, R74, R75).
 func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return
@@ -36,12 +31,7 @@ func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 // handleAckBatch answers POST /api/v1/ack/batch with one result per item, in array order
 // (R82–R89).
 func (s *Server) handleAckBatch(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return

@@ -31,6 +31,15 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
+// readObject reads a request body that must be a JSON object (R131).
+func readObject(w http.ResponseWriter, r *http.Request) (object, error) {
+	body, err := readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	return decodeObject(body)
+}
+
 // object is a JSON object split into raw members, so a field's absence, a null and a value
 // of the wrong JSON type can be told apart (R131: null counts as absent). Its values alias
 // the request body: copy what outlives the request.

@@ -42,11 +42,7 @@ type configureResponse struct {
 
 func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRequest, error) {
 	var req broker.ConfigureRequest
-	body, err := readBody(w, r)
-	if err != nil {
-		return req, err
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		return req, err
 	}

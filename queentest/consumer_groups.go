@@ -44,11 +44,7 @@ type seekResponse struct {
 
 // decodeSeek reads exactly one of a string timestamp or "toEnd":true (R112, R113).
 func decodeSeek(w http.ResponseWriter, r *http.Request) (toEnd bool, ts time.Time, err error) {
-	body, err := readBody(w, r)
-	if err != nil {
-		return false, ts, err
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		return false, ts, err
 	}

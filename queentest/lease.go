@@ -12,12 +12,7 @@ const defaultExtendSeconds = 60
 // handleExtend answers POST /api/v1/lease/{leaseId}/extend (R61–R65).
 func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	leaseID := r.PathValue("leaseId")
-	body, err := readBody(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return

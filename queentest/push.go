@@ -13,12 +13,7 @@ import (
 // handlePush answers POST /api/v1/push: 201 with one result per item (R10), or 400 with
 // nothing stored (R11, R12).
 func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return

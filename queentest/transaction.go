@@ -10,12 +10,7 @@ import (
 
 // handleTransaction answers POST /api/v1/transaction (R126–R130).
 func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	o, err := decodeObject(body)
+	o, err := readObject(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return
