@@ -8,34 +8,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "dlq-replay:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("dlq-replay", run) }
 
 func run(ctx context.Context, out io.Writer) error {
-	url, token, stopBroker, err := exampleenv.Broker()
+	client, closeAll, err := exampleenv.Connect()
 	if err != nil {
 		return err
 	}
-	defer stopBroker()
-	client, err := queen.New(url, queen.WithToken(token))
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+	defer closeAll()
 	ops := admin.New(client)
 	queue := exampleenv.QueueName("dlq-payments")
 

@@ -7,8 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync/atomic"
 	"time"
 
@@ -16,26 +14,14 @@ import (
 	"github.com/queenmq/queen-go/examples/internal/exampleenv"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "fan-out:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("fan-out", run) }
 
 func run(ctx context.Context, out io.Writer) error {
-	url, token, stopBroker, err := exampleenv.Broker()
+	client, closeAll, err := exampleenv.Connect()
 	if err != nil {
 		return err
 	}
-	defer stopBroker()
-	client, err := queen.New(url, queen.WithToken(token))
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+	defer closeAll()
 	orders := client.Queue(exampleenv.QueueName("fanout-orders"))
 
 	const count = 20

@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync/atomic"
 	"time"
 
@@ -25,14 +23,7 @@ type order struct {
 	Amount int `json:"amount"`
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "quickstart:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("quickstart", run) }
 
 func run(ctx context.Context, out io.Writer) error {
 	url, token, stopBroker, err := exampleenv.Broker()

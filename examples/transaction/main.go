@@ -6,8 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/examples/internal/exampleenv"
@@ -24,26 +22,14 @@ type invoice struct {
 	Total int    `json:"total"`
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	if err := run(ctx, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "transaction:", err)
-		os.Exit(1)
-	}
-}
+func main() { exampleenv.Main("transaction", run) }
 
 func run(ctx context.Context, out io.Writer) error {
-	url, token, stopBroker, err := exampleenv.Broker()
+	client, closeAll, err := exampleenv.Connect()
 	if err != nil {
 		return err
 	}
-	defer stopBroker()
-	client, err := queen.New(url, queen.WithToken(token))
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+	defer closeAll()
 	ordersQueue := exampleenv.QueueName("tx-orders")
 	invoicesQueue := exampleenv.QueueName("tx-invoices")
 

@@ -47,16 +47,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	url, token, stopBroker, err := exampleenv.Broker()
+	client, closeAll, err := exampleenv.Connect(queen.WithLogger(log))
 	if err != nil {
 		return err
 	}
-	defer stopBroker()
-	client, err := queen.New(url, queen.WithToken(token), queen.WithLogger(log))
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+	defer closeAll()
 	jobs := client.Queue(exampleenv.QueueName("worker-jobs"))
 
 	if *demo > 0 {

@@ -3,12 +3,44 @@
 package exampleenv
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
+	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/queentest"
 )
+
+// Main runs an example: ctx ends on SIGINT or SIGTERM, output goes to stdout, and an error
+// exits 1.
+func Main(name string, run func(ctx context.Context, out io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Stdout)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+// Connect returns a client of the example's broker (see Broker) and a func that closes the
+// client, then the broker if it was started here.
+func Connect(opts ...queen.Option) (*queen.Client, func(), error) {
+	url, token, stopBroker, err := Broker()
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := queen.New(url, append([]queen.Option{queen.WithToken(token)}, opts...)...)
+	if err != nil {
+		stopBroker()
+		return nil, nil, err
+	}
+	return client, func() { _ = client.Close(); stopBroker() }, nil
+}
 
 // Broker returns the URL and token of the broker to use, and a func that stops it when it was
 // started here.
