@@ -38,8 +38,10 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,
 // logged with its stack, reported to OnError and acked failed as "panic: <value>". The acks of
-// one partition's batch go out as one request, in offset order; after a failed or retry the
-// loop stops handling that batch, and the later messages come back with it (O18). With
+// one partition's batch go out as one request, in offset order, except that a dead letter is
+// sent before the next message is handled, so that an ack the handler sends itself cannot
+// overtake it; after a failed or retry the loop stops handling that batch, and the later
+// messages come back with it (O18). With
 // AutoAck(false), h settles messages itself; whatever it left unsettled is acked with its
 // error's outcome when it returns an error or panics (R136), and left alone when it returns
 // nil (its lease then runs out and the message comes back, unless h settled it).

@@ -101,6 +101,15 @@ func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) (items []AckI
 		if endsLease(status) {
 			return items, b.msgs[i+1:] // they come back with this one; ack none of them (O18)
 		}
+		if status == StatusDLQ && i+1 < len(b.msgs) {
+			// File it before the next message is handled: a completed the next handler sends
+			// itself would move the cursor past it first (R67), and a late dlq changes nothing
+			// (R68), leaving the message neither done nor filed.
+			if l.send(items) == nil {
+				return nil, nil // not sent: hand out nothing more; the lease brings them back
+			}
+			items = nil
+		}
 	}
 	return items, nil
 }

@@ -1,0 +1,503 @@
+package queen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// The chaos rig runs the real consume loop against the reference broker behind a chaosProxy,
+// with handlers that fail, panic, retry or outlive their lease, and checks that nothing is
+// lost: every message is completed at least once by every group, each partition's first
+// completions come in offset order, nothing is left for any group, and the dead letters are
+// exactly the poison messages.
+
+const (
+	chaosLease      = 30 * time.Second // the queue's lease, on the broker's manual clock
+	chaosRetryLimit = 3
+	chaosPoll       = 100 * time.Millisecond // long-poll length of each pop
+	chaosIdle       = 150 * time.Millisecond // a round ends after this long with nothing to do
+	chaosMaxRounds  = 60
+	chaosDeadline   = 60 * time.Second // a scenario that has not finished by then lost something
+	// stallCap bounds how long a stalled handler waits for its message to be redelivered to
+	// another worker; with every worker stalled, nobody can redeliver it.
+	stallCap = 100 * time.Millisecond
+)
+
+// handlerFaults are the rates, each from 0 to 1, at which a delivery meets a faulty handler,
+// and the share of messages that are poison.
+type handlerFaults struct {
+	fail  float64 // returns an error (only while the retry budget cannot run out)
+	panic float64 // panics (same)
+	retry float64 // returns Retry(err)
+	stall float64 // outlives its lease (and every other live one), then completes
+	// poison messages are never completed: half return DeadLetter(err), half always panic.
+	poison float64
+}
+
+func (f handlerFaults) String() string {
+	return fmt.Sprintf("fail=%.2f panic=%.2f retry=%.2f stall=%.2f poison=%.2f",
+		f.fail, f.panic, f.retry, f.stall, f.poison)
+}
+
+type handlerFault int
+
+const (
+	handlerOK handlerFault = iota
+	handlerFails
+	handlerPanics
+	handlerRetries
+	handlerStalls
+)
+
+// chaosConfig is one scenario.
+type chaosConfig struct {
+	partitions, perPartition int
+	groups                   []string // "" is queue mode
+	concurrency              int
+	batch                    int  // 0: autopilot sizes the pops
+	batchHandler             bool // a BatchHandler instead of a Handler
+	manualAck                bool // AutoAck(false): the handler acks with m.Ack and returns nil
+	tune                     func(QueueBuilder) QueueBuilder
+	transport                transportFaults
+	handler                  handlerFaults
+	retries                  int // the client's WithRetry
+}
+
+// key names one message for one group.
+type key struct{ group, tx string }
+
+// chaosRig is a broker, its faulty front, the pushed messages and what the handlers saw.
+type chaosRig struct {
+	t      *testing.T
+	seed   uint64
+	cfg    chaosConfig
+	queue  string
+	srv    *queentest.Server
+	direct *Client // no faults: setup and checks
+	proxy  *chaosProxy
+	url    string
+
+	index  map[string]int    // transactionId → offset in its partition
+	part   map[string]string // transactionId → partition
+	poison map[string]bool   // transactionId → true: DeadLetter, false: panic
+
+	mu          sync.Mutex
+	completed   map[key]int
+	firsts      map[key][]int // (group, partition) → offsets in the order of first completion
+	deliveries  int
+	completions int
+	faults      map[handlerFault]int
+	waiters     map[key][]redeliveryWaiter
+	trigger     *completionTrigger
+}
+
+type redeliveryWaiter struct {
+	attempt int
+	ch      chan struct{}
+}
+
+// completionTrigger closes fire once every group has completed at least `at` messages.
+type completionTrigger struct {
+	at   int
+	fire *closeOnce
+}
+
+func newChaosRig(t *testing.T, seed uint64, cfg chaosConfig) *chaosRig {
+	t.Helper()
+	if len(cfg.groups) == 0 {
+		cfg.groups = []string{""}
+	}
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	seed = mix(seed, t.Name()).Uint64() // each scenario draws its own faults
+	r := &chaosRig{t: t, seed: seed, cfg: cfg, queue: "chaos", srv: srv,
+		direct: newTestClient(t, srv.URL()),
+		index:  map[string]int{}, part: map[string]string{}, poison: map[string]bool{},
+		completed: map[key]int{}, firsts: map[key][]int{}, faults: map[handlerFault]int{},
+		waiters: map[key][]redeliveryWaiter{}}
+	configureQueue(t, r.direct, r.queue, map[string]any{
+		"retryLimit": chaosRetryLimit, "leaseTime": int(chaosLease / time.Second)})
+	pick := mix(seed, "poison")
+	for p := range cfg.partitions {
+		name := fmt.Sprintf("p%02d", p)
+		pushN(t, r.direct, r.queue, name, cfg.perPartition)
+		for i := range cfg.perPartition {
+			tx := fmt.Sprintf("%s-%d", name, i)
+			r.index[tx], r.part[tx] = i, name
+			if pick.Float64() < cfg.handler.poison {
+				r.poison[tx] = pick.IntN(2) == 0
+			}
+		}
+	}
+	r.proxy, r.url = newChaosProxy(t, srv.Handler(), seed, cfg.transport)
+	t.Logf("%d partitions × %d messages, groups %q, concurrency %d, batch %d, batch handler %v",
+		cfg.partitions, cfg.perPartition, cfg.groups, cfg.concurrency, cfg.batch, cfg.batchHandler)
+	t.Logf("transport faults: %v; client retries %d", cfg.transport, cfg.retries)
+	t.Logf("handler faults: %v; %d poison messages", cfg.handler, len(r.poison))
+	return r
+}
+
+// client is a consuming client behind the faulty proxy; Close runs at cleanup.
+func (r *chaosRig) client() *Client {
+	return newTestClient(r.t, r.url, WithRetry(r.cfg.retries, time.Millisecond, 5*time.Millisecond))
+}
+
+// fault is the seed's choice for one delivery of a message to a group. Failures and panics
+// strike only while the message cannot spend its whole retry budget on them, so only poison
+// messages are dead-lettered.
+func (r *chaosRig) fault(group string, m *Message) handlerFault {
+	f := r.cfg.handler
+	x := mix(r.seed, "handler", group, m.TransactionID, m.DeliveryAttempt).Float64()
+	budget := m.DeliveryAttempt <= chaosRetryLimit
+	switch {
+	case x < f.fail:
+		if budget {
+			return handlerFails
+		}
+	case x < f.fail+f.panic:
+		if budget {
+			return handlerPanics
+		}
+	case x < f.fail+f.panic+f.retry:
+		return handlerRetries
+	case x < f.fail+f.panic+f.retry+f.stall:
+		return handlerStalls
+	}
+	return handlerOK
+}
+
+// handle is the Handler of every scenario: it records the delivery, meets the seed's fault,
+// and records a completion when it returns nil.
+func (r *chaosRig) handle(ctx context.Context, group string, m *Message) error {
+	r.delivered(group, m)
+	if dead, ok := r.poison[m.TransactionID]; ok {
+		if dead {
+			return DeadLetter(errors.New("poison"))
+		}
+		panic("poison")
+	}
+	if err := r.meet(ctx, group, m); err != nil {
+		return err
+	}
+	r.complete(group, m)
+	if r.cfg.manualAck {
+		// A lost or refused ack leaves the message to its lease, which brings it back.
+		_ = m.Ack(ctx)
+	}
+	return nil
+}
+
+// handleBatch is the BatchHandler: the fault of the batch is its first message's.
+func (r *chaosRig) handleBatch(ctx context.Context, group string, msgs []*Message) error {
+	for _, m := range msgs {
+		r.delivered(group, m)
+	}
+	if err := r.meet(ctx, group, msgs[0]); err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		r.complete(group, m)
+	}
+	return nil
+}
+
+// meet acts out the fault the seed chose for this delivery.
+func (r *chaosRig) meet(ctx context.Context, group string, m *Message) error {
+	f := r.fault(group, m)
+	r.mu.Lock()
+	r.faults[f]++
+	r.mu.Unlock()
+	switch f {
+	case handlerFails:
+		return errors.New("chaos: handler failed")
+	case handlerPanics:
+		panic("chaos: handler panicked")
+	case handlerRetries:
+		return Retry(errors.New("chaos: try again"))
+	case handlerStalls:
+		// The handler outlives its lease: the broker takes the partition back, another
+		// worker may get it, and this one's ack must be refused.
+		again := r.redelivered(group, m)
+		r.srv.Advance(chaosLease + time.Second)
+		select {
+		case <-again:
+		case <-ctx.Done():
+		case <-time.After(stallCap):
+		}
+	}
+	return nil
+}
+
+func (r *chaosRig) delivered(group string, m *Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.deliveries++
+	k := key{group, m.TransactionID}
+	kept := r.waiters[k][:0]
+	for _, w := range r.waiters[k] {
+		if m.DeliveryAttempt > w.attempt {
+			close(w.ch)
+		} else {
+			kept = append(kept, w)
+		}
+	}
+	r.waiters[k] = kept
+}
+
+// redelivered is closed when m is delivered to group again, with a higher attempt.
+func (r *chaosRig) redelivered(group string, m *Message) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ch := make(chan struct{})
+	k := key{group, m.TransactionID}
+	r.waiters[k] = append(r.waiters[k], redeliveryWaiter{attempt: m.DeliveryAttempt, ch: ch})
+	return ch
+}
+
+func (r *chaosRig) complete(group string, m *Message) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.completions++
+	k := key{group, m.TransactionID}
+	r.completed[k]++
+	if r.completed[k] > 1 {
+		return
+	}
+	pk := key{group, r.part[m.TransactionID]}
+	r.firsts[pk] = append(r.firsts[pk], r.index[m.TransactionID])
+	if tr := r.trigger; tr != nil {
+		for _, g := range r.cfg.groups {
+			if r.uniqueLocked(g) < tr.at {
+				return
+			}
+		}
+		tr.fire.close()
+	}
+}
+
+func (r *chaosRig) uniqueLocked(group string) int {
+	n := 0
+	for k := range r.completed {
+		if k.group == group {
+			n++
+		}
+	}
+	return n
+}
+
+// armTrigger returns a channel closed once every group has completed `more` messages beyond
+// what the slowest group has completed now.
+func (r *chaosRig) armTrigger(more int) (<-chan struct{}, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	least := -1
+	for _, g := range r.cfg.groups {
+		if n := r.uniqueLocked(g); least < 0 || n < least {
+			least = n
+		}
+	}
+	at := least + more
+	r.trigger = &completionTrigger{at: at, fire: newCloseOnce()}
+	return r.trigger.fire.done(), at
+}
+
+// missing lists the non-poison messages some group has not completed.
+func (r *chaosRig) missing() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for tx := range r.index {
+		if _, bad := r.poison[tx]; bad {
+			continue
+		}
+		for _, g := range r.cfg.groups {
+			if r.completed[key{g, tx}] == 0 {
+				out = append(out, fmt.Sprintf("%q/%s", g, tx))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// consume runs one Consume of group on c, going idle after chaosIdle with nothing to do.
+func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune func(QueueBuilder) QueueBuilder) error {
+	b := c.Queue(r.queue).Concurrency(r.cfg.concurrency).Timeout(chaosPoll).IdleTimeout(chaosIdle)
+	if group != "" {
+		b = b.Group(group).SubscriptionMode(SubscribeAll)
+	}
+	if r.cfg.batch > 0 {
+		b = b.Batch(r.cfg.batch)
+	}
+	if r.cfg.manualAck {
+		b = b.AutoAck(false)
+	}
+	if r.cfg.tune != nil {
+		b = r.cfg.tune(b)
+	}
+	if tune != nil {
+		b = tune(b)
+	}
+	if r.cfg.batchHandler {
+		return b.Consume(ctx, func(hctx context.Context, msgs []*Message) error {
+			return r.handleBatch(hctx, group, msgs)
+		})
+	}
+	return b.Each().Consume(ctx, func(hctx context.Context, m *Message) error {
+		return r.handle(hctx, group, m)
+	})
+}
+
+// round runs one Consume per group on c at once, until each goes idle or ctx is done, and
+// returns their errors joined: every one should return nil.
+func (r *chaosRig) round(ctx context.Context, c *Client, tune func(QueueBuilder) QueueBuilder) error {
+	errs := make([]error, len(r.cfg.groups))
+	var wg sync.WaitGroup
+	for i, g := range r.cfg.groups {
+		wg.Go(func() {
+			if err := r.consume(ctx, c, g, tune); err != nil {
+				errs[i] = fmt.Errorf("Consume of group %q: %w", g, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// drive consumes until, in two rounds in a row, each after the clock passed every lease, the
+// broker leases nothing, not even for a pop whose answer is then lost: whatever a lost answer
+// or a dropped connection leased has come back and been completed by then.
+func (r *chaosRig) drive(ctx context.Context, c *Client) (rounds int) {
+	r.t.Helper()
+	quiet := 0
+	for rounds = 1; quiet < 2; rounds++ {
+		if rounds > chaosMaxRounds || ctx.Err() != nil {
+			r.t.Fatalf("no end after %d rounds (%v); not completed: %v", rounds-1, ctx.Err(), r.missing())
+		}
+		before := r.proxy.leaseCount()
+		require.NoError(r.t, r.round(ctx, c, nil))
+		if ctx.Err() != nil {
+			r.t.Fatalf("timed out in round %d; not completed: %v", rounds, r.missing())
+		}
+		r.srv.Advance(chaosLease + time.Second)
+		if r.proxy.leaseCount() == before {
+			quiet++
+		} else {
+			quiet = 0
+		}
+	}
+	return rounds - 1
+}
+
+// verify checks the outcome once the broker has nothing left to deliver.
+func (r *chaosRig) verify(ctx context.Context, rounds int) {
+	t := r.t
+	t.Helper()
+	r.proxy.setEnabled(false)
+	assert.Empty(t, r.missing(), "every message is completed at least once by every group")
+
+	r.mu.Lock()
+	for k, offsets := range r.firsts {
+		assert.True(t, slices.IsSorted(offsets) && !hasRepeats(offsets),
+			"group %q partition %s: first completions out of offset order: %v", k.group, k.tx, offsets)
+	}
+	unique := len(r.completed)
+	dups := r.completions - unique
+	faults := maps.Clone(r.faults)
+	deliveries := r.deliveries
+	r.mu.Unlock()
+
+	// Nothing is left for any group, even with every lease run out.
+	r.srv.Advance(chaosLease + time.Second)
+	for _, g := range r.cfg.groups {
+		b := r.direct.Queue(r.queue).Batch(10000).Partitions(64)
+		if g != "" {
+			b = b.Group(g)
+		}
+		msgs, err := b.Pop(ctx)
+		require.NoError(t, err)
+		var left []string
+		for _, m := range msgs {
+			left = append(left, m.TransactionID)
+		}
+		assert.Empty(t, left, "group %q: messages left on the broker", g)
+	}
+
+	// The dead letters are the poison messages, once per group.
+	want := map[key]int{}
+	for tx := range r.poison {
+		for _, g := range r.cfg.groups {
+			want[key{groupName(g), tx}] = 1
+		}
+	}
+	got := map[key]int{}
+	for _, d := range r.deadLetters(ctx) {
+		got[key{groupName(d.ConsumerGroup), d.TransactionID}]++
+	}
+	assert.Equal(t, want, got, "dead letters (group, transactionId) → count")
+
+	proxied, injected := r.proxy.report()
+	assert.Positive(t, injected, "the proxy injected faults")
+	t.Logf("rounds %d; deliveries %d; completions %d of %d unique (group, message); duplicates %d (%.1f%%)",
+		rounds, deliveries, r.completions, unique, dups, 100*float64(dups)/float64(max(unique, 1)))
+	t.Logf("requests:%s", proxied)
+	t.Logf("handler faults: fail=%d panic=%d retry=%d stall=%d; dead letters %d",
+		faults[handlerFails], faults[handlerPanics], faults[handlerRetries], faults[handlerStalls], len(got))
+}
+
+func hasRepeats(sorted []int) bool {
+	for i := 1; i < len(sorted); i++ {
+		if sorted[i] == sorted[i-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// groupName is a group as the DLQ names it: queue mode is __QUEUE_MODE__.
+func groupName(g string) string {
+	if g == "" || g == "__QUEUE_MODE__" {
+		return "__QUEUE_MODE__"
+	}
+	return g
+}
+
+type chaosDeadLetter struct {
+	TransactionID string `json:"transactionId"`
+	ConsumerGroup string `json:"consumerGroup"`
+	ErrorMessage  string `json:"errorMessage"`
+}
+
+func (r *chaosRig) deadLetters(ctx context.Context) []chaosDeadLetter {
+	var page struct {
+		Messages []chaosDeadLetter `json:"messages"`
+	}
+	q := url.Values{"queue": {r.queue}, "limit": {"10000"}}
+	require.NoError(r.t, r.direct.Do(ctx, "GET", "/api/v1/dlq", q, nil, &page))
+	for _, d := range page.Messages {
+		if !strings.Contains(d.ErrorMessage, "poison") {
+			r.t.Errorf("dead letter %s of group %q: %q", d.TransactionID, d.ConsumerGroup, d.ErrorMessage)
+		}
+	}
+	return page.Messages
+}
+
+// chaosCtx bounds a scenario, so that a lost message fails it instead of hanging.
+func chaosCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), chaosDeadline)
+	t.Cleanup(cancel)
+	return ctx
+}
