@@ -66,7 +66,7 @@ const (
 // chaosConfig is one scenario.
 type chaosConfig struct {
 	partitions, perPartition int
-	groups                   []string // "" is queue mode
+	groups                   []string // one Consume each; "" is queue mode; a name twice competes
 	concurrency              int
 	batch                    int  // 0: autopilot sizes the pops
 	batchHandler             bool // a BatchHandler instead of a Handler

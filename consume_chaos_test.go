@@ -43,6 +43,9 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 			batchHandler: true},
 		"each/manual-ack/concurrency3": {partitions: 6, perPartition: 40, concurrency: 3, batch: 10,
 			manualAck: true},
+		// Two loops of one group compete for its partitions (R51, R52).
+		"each/competing/2x3": {partitions: 6, perPartition: 40, concurrency: 3, batch: 10,
+			groups: []string{"workers", "workers"}},
 		// Twice the transport faults and no transport retries: every fault reaches the loop.
 		"each/storm/concurrency4": {partitions: 4, perPartition: 40, concurrency: 4, batch: 10,
 			transport: stormTransportFaults},
@@ -80,6 +83,7 @@ func TestConsumeChaosShutdownMidFlight(t *testing.T) {
 			groups: []string{"billing", "audit"}},
 		"batch/queue":      {partitions: 6, perPartition: 40, concurrency: 3, batch: 10, batchHandler: true},
 		"each/queue/limit": {partitions: 6, perPartition: 40, concurrency: 4, batch: 10},
+		"each/manual-ack":  {partitions: 6, perPartition: 40, concurrency: 3, batch: 10, manualAck: true},
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
