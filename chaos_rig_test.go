@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -28,6 +29,8 @@ import (
 const (
 	chaosLease      = 30 * time.Second // the queue's lease, on the broker's manual clock
 	chaosRetryLimit = 3
+	chaosNamespace  = "chaos-ns"
+	chaosTask       = "chaos-task"
 	chaosPoll       = 100 * time.Millisecond // long-poll length of each pop
 	chaosIdle       = 150 * time.Millisecond // a round ends after this long with nothing to do
 	chaosMaxRounds  = 60
@@ -71,6 +74,7 @@ type chaosConfig struct {
 	batch                    int  // 0: autopilot sizes the pops
 	batchHandler             bool // a BatchHandler instead of a Handler
 	manualAck                bool // AutoAck(false): the handler acks with m.Ack and returns nil
+	discovery                bool // pop by namespace and task instead of by queue (R22)
 	tune                     func(QueueBuilder) QueueBuilder
 	transport                transportFaults
 	handler                  handlerFaults
@@ -128,8 +132,10 @@ func newChaosRig(t *testing.T, seed uint64, cfg chaosConfig) *chaosRig {
 		index:  map[string]int{}, part: map[string]string{}, poison: map[string]bool{},
 		completed: map[key]int{}, firsts: map[key][]int{}, faults: map[handlerFault]int{},
 		waiters: map[key][]redeliveryWaiter{}}
-	configureQueue(t, r.direct, r.queue, map[string]any{
-		"retryLimit": chaosRetryLimit, "leaseTime": int(chaosLease / time.Second)})
+	require.NoError(t, r.direct.Do(t.Context(), http.MethodPost, "/api/v1/configure", nil, map[string]any{
+		"queue": r.queue, "namespace": chaosNamespace, "task": chaosTask,
+		"options": map[string]any{"retryLimit": chaosRetryLimit, "leaseTime": int(chaosLease / time.Second)},
+	}, nil))
 	pick := mix(seed, "poison")
 	for p := range cfg.partitions {
 		name := fmt.Sprintf("p%02d", p)
@@ -335,7 +341,12 @@ func (r *chaosRig) missing() []string {
 
 // consume runs one Consume of group on c, going idle after chaosIdle with nothing to do.
 func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune func(QueueBuilder) QueueBuilder) error {
-	b := c.Queue(r.queue).Concurrency(r.cfg.concurrency).Timeout(chaosPoll).IdleTimeout(chaosIdle)
+	b := c.Queue(r.queue)
+	if r.cfg.discovery {
+		// A discovery lease lasts 60s unless the pop says otherwise, whatever the queue's (R22).
+		b = c.Queue("").Namespace(chaosNamespace).Task(chaosTask).LeaseTime(chaosLease)
+	}
+	b = b.Concurrency(r.cfg.concurrency).Timeout(chaosPoll).IdleTimeout(chaosIdle)
 	if group != "" {
 		b = b.Group(group).SubscriptionMode(SubscribeAll)
 	}

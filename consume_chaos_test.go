@@ -43,6 +43,8 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 			batchHandler: true},
 		"each/manual-ack/concurrency3": {partitions: 6, perPartition: 40, concurrency: 3, batch: 10,
 			manualAck: true},
+		"each/discovery/concurrency3": {partitions: 5, perPartition: 40, concurrency: 3, batch: 10,
+			discovery: true},
 		// Two loops of one group compete for its partitions (R51, R52).
 		"each/competing/2x3": {partitions: 6, perPartition: 40, concurrency: 3, batch: 10,
 			groups: []string{"workers", "workers"}},
