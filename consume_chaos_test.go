@@ -51,11 +51,20 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 		// Twice the transport faults and no transport retries: every fault reaches the loop.
 		"each/storm/concurrency4": {partitions: 4, perPartition: 40, concurrency: 4, batch: 10,
 			transport: stormTransportFaults},
+		// Leases run out five times as often, under renewal, with partitions sharing a lease (R32, R62).
+		"each/stalls/renew/partitions3": {partitions: 8, perPartition: 30, concurrency: 4, batch: 12,
+			handler: handlerFaults{fail: 0.02, panic: 0.02, retry: 0.02, stall: 0.05, poison: 0.01},
+			tune: func(b QueueBuilder) QueueBuilder {
+				return b.Partitions(3).LeaseTime(chaosLease).RenewLease(true, 5*time.Millisecond)
+			}},
 	}
 	for name, cfg := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cfg.handler, cfg.retries = defaultHandlerFaults, 1
+			cfg.retries = 1
+			if cfg.handler == (handlerFaults{}) {
+				cfg.handler = defaultHandlerFaults
+			}
 			if cfg.transport == (transportFaults{}) {
 				cfg.transport = defaultTransportFaults
 			} else {
