@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -59,6 +60,12 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// Order 3's card is declined until the customer fixes it.
 	var cardFixed atomic.Bool
+	var printing sync.Mutex // handlers of different customers run at once
+	say := func(format string, args ...any) {
+		printing.Lock()
+		defer printing.Unlock()
+		fmt.Fprintf(out, format, args...)
+	}
 	billing := orders.Group("billing").
 		SubscriptionMode(queen.SubscribeAll).
 		Concurrency(3).
@@ -71,10 +78,10 @@ func run(ctx context.Context, out io.Writer) error {
 			return queen.DeadLetter(err) // a malformed order will never succeed
 		}
 		if o.ID == 3 && !cardFixed.Load() {
-			fmt.Fprintf(out, "order %d: card declined (attempt %d)\n", o.ID, m.DeliveryAttempt)
+			say("order %d: card declined (attempt %d)\n", o.ID, m.DeliveryAttempt)
 			return errors.New("card declined")
 		}
-		fmt.Fprintf(out, "order %d: charged %d (attempt %d)\n", o.ID, o.Amount, m.DeliveryAttempt)
+		say("order %d: charged %d (attempt %d)\n", o.ID, o.Amount, m.DeliveryAttempt)
 		return nil
 	}
 	if err := billing.Each().Consume(ctx, handle); err != nil {
