@@ -6,6 +6,7 @@ import (
 
 	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/jsonsplit"
+	"github.com/queenmq/queen-go/internal/jsonwrite"
 )
 
 // handleAck answers POST /api/v1/ack with an array of one ack result (R66, R74, R75).
@@ -124,7 +125,7 @@ func appendAckResults(b []byte, results []broker.AckResult) []byte {
 		b = append(b, `{"index":`...)
 		b = strconv.AppendInt(b, int64(a.Index), 10)
 		b = append(b, `,"transactionId":`...)
-		b = appendString(b, a.TransactionID)
+		b = jsonwrite.AppendString(b, a.TransactionID)
 		b = append(b, `,"success":`...)
 		b = appendBool(b, a.Success)
 		b = append(b, `,"error":`...)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonwrite"
 )
 
 const defaultDLQLimit = 100
@@ -71,21 +72,21 @@ func parseDLQQuery(q query) (dq broker.DLQQuery, limit, offset int64, err error)
 // appendDeadLetter writes §2.3's dead letter.
 func appendDeadLetter(b []byte, d *broker.DeadLetter) []byte {
 	b = append(b, `{"id":`...)
-	b = appendString(b, d.ID)
+	b = jsonwrite.AppendString(b, d.ID)
 	b = append(b, `,"messageId":`...)
-	b = appendString(b, d.MessageID)
+	b = jsonwrite.AppendString(b, d.MessageID)
 	b = append(b, `,"transactionId":`...)
-	b = appendString(b, d.TransactionID)
+	b = jsonwrite.AppendString(b, d.TransactionID)
 	b = append(b, `,"partitionId":`...)
-	b = appendString(b, d.PartitionID)
+	b = jsonwrite.AppendString(b, d.PartitionID)
 	b = append(b, `,"queue":`...)
-	b = appendString(b, d.Queue)
+	b = jsonwrite.AppendString(b, d.Queue)
 	b = append(b, `,"partition":`...)
-	b = appendString(b, d.Partition)
+	b = jsonwrite.AppendString(b, d.Partition)
 	b = append(b, `,"consumerGroup":`...)
-	b = appendString(b, d.ConsumerGroup)
+	b = jsonwrite.AppendString(b, d.ConsumerGroup)
 	b = append(b, `,"errorMessage":`...)
-	b = appendString(b, d.ErrorMessage)
+	b = jsonwrite.AppendString(b, d.ErrorMessage)
 	b = append(b, `,"retryCount":`...)
 	b = strconv.AppendInt(b, int64(d.RetryCount), 10)
 	b = append(b, `,"data":`...)
@@ -113,11 +114,11 @@ func (s *Server) handleDLQReplay(w http.ResponseWriter, r *http.Request) {
 	}
 	writeWith(w, http.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"replayed":true,"id":`...)
-		b = appendString(b, res.ID)
+		b = jsonwrite.AppendString(b, res.ID)
 		b = append(b, `,"transactionId":`...)
-		b = appendString(b, res.TransactionID)
+		b = jsonwrite.AppendString(b, res.TransactionID)
 		b = append(b, `,"partitionId":`...)
-		b = appendString(b, res.PartitionID)
+		b = jsonwrite.AppendString(b, res.PartitionID)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, res.Offset, 10)
 		return append(b, '}')
@@ -133,7 +134,7 @@ func (s *Server) handleDLQDelete(w http.ResponseWriter, r *http.Request) {
 	}
 	writeWith(w, http.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"deleted":true,"id":`...)
-		b = appendString(b, id)
+		b = jsonwrite.AppendString(b, id)
 		return append(b, '}')
 	})
 }

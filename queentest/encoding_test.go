@@ -1,32 +1,9 @@
 package queentest
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 )
-
-// appendString must write JSON that decodes to what encoding/json's own encoding decodes to.
-func FuzzAppendString(f *testing.F) {
-	for _, seed := range []string{"", "plain", "q\"b\\s/", "\n\r\t\x00\x1f", "é€😀", "\u2028\u2029", "\xff\xfe bad", "<&>"} {
-		f.Add(seed)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		out := appendString(nil, s)
-		if !json.Valid(out) {
-			t.Fatalf("appendString(%q) = %s: not valid JSON", s, out)
-		}
-		var got, want string
-		if err := json.Unmarshal(out, &got); err != nil {
-			t.Fatal(err)
-		}
-		ref, _ := json.Marshal(s)
-		_ = json.Unmarshal(ref, &want)
-		if got != want {
-			t.Fatalf("appendString(%q) decodes to %q, want %q", s, got, want)
-		}
-	})
-}
 
 // §2.1: written timestamps are UTC with Z and exactly six fractional digits.
 func TestAppendTime_MicrosecondsUTC(t *testing.T) {

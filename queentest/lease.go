@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonwrite"
 )
 
 // defaultExtendSeconds is the extension of a body without seconds (R65).
@@ -40,7 +41,7 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 // appendExtendResult writes §2.3's one-element extend array.
 func appendExtendResult(b []byte, res *broker.ExtendResult) []byte {
 	b = append(b, `[{"index":0,"leaseId":`...)
-	b = appendString(b, res.LeaseID)
+	b = jsonwrite.AppendString(b, res.LeaseID)
 	b = append(b, `,"success":`...)
 	b = appendBool(b, res.Success)
 	b = append(b, `,"error":`...)

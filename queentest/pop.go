@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonwrite"
 )
 
 // handlePopQueue answers GET /api/v1/pop/queue/{queue} (R20).
@@ -133,15 +134,15 @@ func appendPopResult(b []byte, res *broker.PopResult) []byte {
 		group = broker.QueueMode
 	}
 	b = append(b, `{"success":true,"queue":`...)
-	b = appendString(b, res.Queue)
+	b = jsonwrite.AppendString(b, res.Queue)
 	b = append(b, `,"partition":`...)
-	b = appendString(b, res.Partition)
+	b = jsonwrite.AppendString(b, res.Partition)
 	b = append(b, `,"partitionId":`...)
-	b = appendString(b, res.PartitionID)
+	b = jsonwrite.AppendString(b, res.PartitionID)
 	b = append(b, `,"leaseId":`...)
-	b = appendString(b, res.LeaseID)
+	b = jsonwrite.AppendString(b, res.LeaseID)
 	b = append(b, `,"consumerGroup":`...)
-	b = appendString(b, group)
+	b = jsonwrite.AppendString(b, group)
 	b = append(b, `,"partitionsClaimed":`...)
 	b = strconv.AppendInt(b, int64(res.PartitionsClaimed), 10)
 	b = append(b, `,"messages":[`...)
@@ -151,9 +152,9 @@ func appendPopResult(b []byte, res *broker.PopResult) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"id":`...)
-		b = appendString(b, m.ID)
+		b = jsonwrite.AppendString(b, m.ID)
 		b = append(b, `,"transactionId":`...)
-		b = appendString(b, m.TransactionID)
+		b = jsonwrite.AppendString(b, m.TransactionID)
 		b = append(b, `,"traceId":`...)
 		b = appendNullableString(b, m.TraceID)
 		b = append(b, `,"data":`...)
@@ -161,17 +162,17 @@ func appendPopResult(b []byte, res *broker.PopResult) []byte {
 		b = append(b, `,"producerSub":null,"createdAt":`...)
 		b = appendTime(b, m.CreatedAt)
 		b = append(b, `,"partitionId":`...)
-		b = appendString(b, m.PartitionID)
+		b = jsonwrite.AppendString(b, m.PartitionID)
 		b = append(b, `,"partition":`...)
-		b = appendString(b, m.Partition)
+		b = jsonwrite.AppendString(b, m.Partition)
 		b = append(b, `,"leaseId":`...)
-		b = appendString(b, m.LeaseID)
+		b = jsonwrite.AppendString(b, m.LeaseID)
 		b = append(b, `,"consumerGroup":`...)
 		mg := m.ConsumerGroup
 		if mg == "" {
 			mg = group
 		}
-		b = appendString(b, mg)
+		b = jsonwrite.AppendString(b, mg)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, m.Offset, 10)
 		b = append(b, `,"deliveryAttempt":`...)

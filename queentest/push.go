@@ -8,6 +8,7 @@ import (
 
 	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/jsonsplit"
+	"github.com/queenmq/queen-go/internal/jsonwrite"
 )
 
 // handlePush answers POST /api/v1/push: 201 with one result per item (R10), or 400 with
@@ -115,17 +116,17 @@ func appendPushResults(b []byte, results []broker.PushResult) []byte {
 		b = append(b, `{"index":`...)
 		b = strconv.AppendInt(b, int64(p.Index), 10)
 		b = append(b, `,"transaction_id":`...)
-		b = appendString(b, p.TransactionID)
+		b = jsonwrite.AppendString(b, p.TransactionID)
 		b = append(b, `,"status":`...)
-		b = appendString(b, p.Status)
+		b = jsonwrite.AppendString(b, p.Status)
 		b = append(b, `,"message_id":`...)
-		b = appendString(b, p.MessageID)
+		b = jsonwrite.AppendString(b, p.MessageID)
 		b = append(b, `,"partition_id":`...)
-		b = appendString(b, p.PartitionID)
+		b = jsonwrite.AppendString(b, p.PartitionID)
 		b = append(b, `,"trace_id":`...)
 		b = appendNullableString(b, p.TraceID)
 		b = append(b, `,"queueName":`...)
-		b = appendString(b, p.QueueName)
+		b = jsonwrite.AppendString(b, p.QueueName)
 		b = append(b, `,"offset":`...)
 		b = strconv.AppendInt(b, p.Offset, 10)
 		b = append(b, '}')

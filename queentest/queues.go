@@ -1,6 +1,10 @@
 package queentest
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/queenmq/queen-go/internal/jsonwrite"
+)
 
 // handleDeleteQueue answers DELETE /api/v1/resources/queues/{queue} (R141).
 func (s *Server) handleDeleteQueue(w http.ResponseWriter, r *http.Request) {
@@ -11,7 +15,7 @@ func (s *Server) handleDeleteQueue(w http.ResponseWriter, r *http.Request) {
 	}
 	writeWith(w, http.StatusOK, func(b []byte) []byte {
 		b = append(b, `{"deleted":true,"queue":`...)
-		b = appendString(b, queue)
+		b = jsonwrite.AppendString(b, queue)
 		return append(b, '}')
 	})
 }

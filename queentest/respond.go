@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/jsonwrite"
 )
 
 // Hot responses (pop, push, ack) are written with append-style encoders into pooled buffers:
@@ -54,7 +54,7 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	}
 	writeWith(w, status, func(b []byte) []byte {
 		b = append(b, `{"error":`...)
-		b = appendString(b, msg)
+		b = jsonwrite.AppendString(b, msg)
 		return append(b, '}')
 	})
 }
@@ -105,7 +105,7 @@ func appendNullableString(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return appendString(b, *s)
+	return jsonwrite.AppendString(b, *s)
 }
 
 // appendRaw writes a stored JSON value, or fallback when there is none.
@@ -114,56 +114,4 @@ func appendRaw(b []byte, raw json.RawMessage, fallback string) []byte {
 		return append(b, fallback...)
 	}
 	return append(b, raw...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string, escaping as encoding/json does except for HTML
-// characters, which need no escaping in an API body.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' { // valid JSON, but not valid JavaScript
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
