@@ -148,3 +148,21 @@ func readAll(t testing.TB, resp *http.Response) []byte {
 	}
 	return []byte(b.String())
 }
+
+// R133, R142: §2.2 serves no HEAD route. The mux would serve HEAD as GET, so a HEAD pop would
+// lease messages whose answer nobody reads; it is refused and leases nothing.
+func TestRoutes_HeadIsNotServed_R133(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	c.pushN("heads", "p", "h", 1)
+	for _, path := range []string{"/api/v1/pop/queue/heads", "/api/v1/pop/queue/heads/partition/p", "/api/v1/dlq"} {
+		r := c.do("HEAD", path, "")
+		if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "GET" {
+			t.Errorf("HEAD %s: %d, Allow %q; want 405, Allow GET", path, r.status, r.header.Get("Allow"))
+		}
+	}
+	res := c.mustPop("/api/v1/pop/queue/heads", nil)
+	if got := res.Messages[0].DeliveryAttempt; got != 1 {
+		t.Errorf("deliveryAttempt after HEAD pops = %d, want 1: a HEAD leased the message", got)
+	}
+}

@@ -35,6 +35,13 @@ func newRouter(s *Server) http.Handler {
 func jsonFallbacks(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
+		if r.Method == http.MethodHead && strings.HasPrefix(pattern, "GET /api/") {
+			// The mux serves HEAD as GET; a HEAD pop would lease messages nobody receives.
+			// §2.2 serves no HEAD route (R133).
+			w.Header().Set("Allow", "GET")
+			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+			return
+		}
 		if pattern != "" {
 			mux.ServeHTTP(w, r)
 			return
