@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -95,7 +96,7 @@ func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
 func TestConsumePanicIsNackedRedeliveredThenDeadLettered(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	var logs syncBuffer
+	var logs testutil.LogBuffer
 	c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)))
 	configureQueue(t, c, "poison", map[string]any{"retryLimit": 2})
 	pushN(t, c, "poison", "bad", 1)

@@ -1,14 +1,12 @@
 package queen_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 const secretToken = "s3cr3t-t0ken-value"
@@ -213,24 +212,6 @@ func TestBackoffWaitHonoursContext(t *testing.T) {
 	require.ErrorIs(t, <-errc, context.Canceled)
 }
 
-// syncBuffer is a log sink safe for the client's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestDeadServerFailsOverToNext(t *testing.T) {
 	t.Parallel()
 	dead := httptest.NewServer(http.NotFoundHandler())
@@ -241,7 +222,7 @@ func TestDeadServerFailsOverToNext(t *testing.T) {
 		auth.Store(r.Header.Get("Authorization"))
 		writeJSON(w, 200, pop20)
 	})
-	var logs syncBuffer
+	var logs testutil.LogBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c := stubClient(t, deadURL, queen.WithServers(live.URL), queen.WithToken(secretToken), queen.WithLogger(logger))
 

@@ -1,38 +1,19 @@
 package queentest
 
 import (
-	"bytes"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // WithLogger logs startup at Info and one line per request at Debug.
 func TestWithLogger_OneLinePerRequest(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testutil.LogBuffer
 	_, c := start(t, WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	c.get("/api/v1/pop/queue/logged?batch=2")
 	c.get("/nope")
@@ -80,7 +61,7 @@ func TestAdvance_PanicsWithoutManualClock(t *testing.T) {
 // R134: a panic inside a handler answers 500 {"error":...} and is logged.
 func TestRecoverPanics_R134(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testutil.LogBuffer
 	h := recoverPanics(slog.New(slog.NewTextHandler(&logs, nil)), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic("engine bug")
 	}))
