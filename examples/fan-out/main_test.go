@@ -1,23 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
+	"go.uber.org/goleak"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
+	"github.com/queenmq/queen-go/examples/internal/exampletest"
 )
 
 // The example closes its client and its in-process broker: nothing may keep running.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestFanOut(t *testing.T) {
-	t.Setenv("QUEEN_URL", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	got := out.String()
-	require.Contains(t, got, "group billing handled 20 orders")
-	require.Contains(t, got, "group analytics handled 20 orders")
-	require.Contains(t, got, "fan-out done")
+	exampletest.Output(t, run,
+		"group billing handled 20 orders",
+		"group analytics handled 20 orders",
+		"fan-out done",
+	)
 }

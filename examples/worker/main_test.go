@@ -1,28 +1,27 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/queenmq/queen-go/examples/internal/exampletest"
 )
 
 // The example closes its client and its in-process broker: nothing may keep running.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestWorkerHandlesDemoJobsAndStops(t *testing.T) {
-	t.Setenv("QUEEN_URL", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), []string{"-demo", "24", "-concurrency", "3"}, &out))
-	got := out.String()
-	require.Contains(t, got, "pushed demo jobs")
-	require.Contains(t, got, `msg="worker stopped" handled=24`)
+	demo := func(ctx context.Context, out io.Writer) error {
+		return run(ctx, []string{"-demo", "24", "-concurrency", "3"}, out)
+	}
+	exampletest.Output(t, demo, "pushed demo jobs", `msg="worker stopped" handled=24`)
 }
 
 func TestWorkerRefusesBadFlags(t *testing.T) {
 	t.Setenv("QUEEN_URL", "")
-	var out bytes.Buffer
-	require.Error(t, run(context.Background(), []string{"-concurrency", "zero"}, &out))
+	require.Error(t, run(t.Context(), []string{"-concurrency", "zero"}, io.Discard))
 }
