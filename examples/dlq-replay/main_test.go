@@ -1,8 +1,9 @@
 package main
 
 import (
-	"go.uber.org/goleak"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
 )
