@@ -2,6 +2,9 @@
 // SDK, package admin and the reference broker, and the one JSON codec they are read and written
 // with. A struct here is the whole truth about a body: its fields, their JSON names, and which
 // of them a 0.15 broker leaves out or spells differently.
+//
+// Optional members are pointers (or omitzero fields) wherever absent and zero mean different
+// things, so that one struct both reads a 0.15 answer and writes one.
 package wire
 
 import (
@@ -9,12 +12,17 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// Lenient are the options every body is read and written with: as encoding/json did, a
+// repeated name counts its last value and invalid UTF-8 in a string becomes U+FFFD.
+var Lenient = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
 // Marshal encodes v as compact JSON.
-func Marshal(v any) ([]byte, error) { return json.Marshal(v) }
+func Marshal(v any) ([]byte, error) { return json.Marshal(v, Lenient) }
 
 // Unmarshal decodes data into v. Unknown members are ignored, so a broker may add fields;
-// names match exactly, duplicates and invalid UTF-8 are refused.
-func Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+// names match exactly.
+func Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v, Lenient) }
 
-// Value is a raw JSON value kept as sent (a message payload, an option).
+// Value is a raw JSON value kept as sent (a message payload, an option). Absent is nil; a
+// JSON null is the four bytes null.
 type Value = jsontext.Value

@@ -1,0 +1,32 @@
+package wire
+
+// AckRequest is the body of POST /api/v1/ack, and one item of a batch ack.
+type AckRequest struct {
+	TransactionID string `json:"transactionId"`
+	PartitionID   string `json:"partitionId"`
+	LeaseID       string `json:"leaseId,omitempty"`
+	Status        string `json:"status,omitempty"` // empty means completed
+	ConsumerGroup string `json:"consumerGroup,omitempty"`
+	Error         string `json:"error,omitempty"`
+}
+
+// AckBatchRequest is the body of POST /api/v1/ack/batch. A group named here applies to
+// every item.
+type AckBatchRequest struct {
+	Acknowledgments []AckRequest `json:"acknowledgments"`
+	ConsumerGroup   string       `json:"consumerGroup,omitempty"`
+}
+
+// AckResult is one element of an ack answer (an array, for both routes). Error is null on
+// success, and on a 0.15 refusal of an unknown status; QueueName and PartitionName are null
+// when the partition is unknown.
+type AckResult struct {
+	Index         int     `json:"index"`
+	TransactionID string  `json:"transactionId"`
+	Success       bool    `json:"success"`
+	Error         *string `json:"error"`
+	QueueName     *string `json:"queueName"`
+	PartitionName *string `json:"partitionName"`
+	LeaseReleased bool    `json:"leaseReleased"`
+	DLQ           bool    `json:"dlq"`
+}

@@ -1,0 +1,28 @@
+package wire
+
+// SeekRequest is the body of POST /api/v1/consumer-groups/{group}/queues/{queue}/seek: a
+// timestamp or toEnd, never both.
+type SeekRequest struct {
+	Timestamp string `json:"timestamp,omitempty"` // RFC 3339
+	ToEnd     bool   `json:"toEnd,omitempty"`
+}
+
+// SeekAnswer is a seek's answer. TargetTimestamp is null for a seek to the end.
+type SeekAnswer struct {
+	Success           bool   `json:"success"`
+	ConsumerGroup     string `json:"consumerGroup"`
+	QueueName         string `json:"queueName"`
+	SeekToEnd         bool   `json:"seekToEnd"`
+	TargetTimestamp   *Time  `json:"targetTimestamp"`
+	PartitionsUpdated int    `json:"partitionsUpdated"`
+}
+
+// DeleteGroupAnswer is the answer of DELETE /api/v1/consumer-groups/{group}, and, with
+// QueueName, of DELETE /api/v1/consumer-groups/{group}/queues/{queue}.
+type DeleteGroupAnswer struct {
+	Success           bool   `json:"success"`
+	ConsumerGroup     string `json:"consumerGroup"`
+	QueueName         string `json:"queueName,omitzero"`
+	DeletedPartitions int    `json:"deletedPartitions"`
+	MetadataDeleted   bool   `json:"metadataDeleted"`
+}
