@@ -18,7 +18,15 @@
 // sleeping. Long-poll timeouts always run on real time, so a waiting pop never hangs a test.
 //
 // Helpers for tests: (*Server).Now reads the broker's clock, and (*Server).WaitingPops tells
-// how many long polls are parked, so a test can push only once its pop waits.
+// how many long polls are parked, so a test can push only once its pop waits. WaitIdle returns
+// once a group has finished a queue (woken by the broker's changes, never by polling), Lag and
+// DeadLetters read what is left and what was given up, with no client.
+//
+// Faults: (*Server).Fail makes the next requests of a route answer a 5xx, lose their
+// connection, be applied and then lose their answer (the case that makes duplicates), or wait.
+// A worker's test can so prove its handler is safe to run twice:
+//
+//	srv.Fail(queentest.Fault{Route: "push", After: true}) // the next push is stored, its answer lost
 //
 // Options: WithToken (Bearer authentication, R132), WithManualClock / WithManualClockAt,
 // WithLogger (slog; startup and shutdown at Info, one line per request at Debug) and WithAddr

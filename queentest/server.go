@@ -25,6 +25,8 @@ type Server struct {
 	url     string
 
 	cfg       config
+	faults    faults
+	done      chan struct{} // closed by Close: fault delays and WaitIdle end
 	serveDone chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -81,7 +83,8 @@ func newServer(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{logger: cfg.logger, cfg: cfg}
+	s := &Server{logger: cfg.logger, cfg: cfg, done: make(chan struct{})}
+	s.faults.done = s.done
 	if cfg.manual {
 		start := cfg.start
 		if start.IsZero() {
@@ -98,7 +101,7 @@ func newServer(opts ...Option) *Server {
 		h = requireToken(cfg.token, h)
 	}
 	h = logRequests(s.logger, h)
-	s.handler = recoverPanics(s.logger, h)
+	s.handler = s.faults.wrap(recoverPanics(s.logger, h))
 	return s
 }
 
@@ -125,7 +128,9 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 // with an empty result, waits for in-flight requests, and returns. It is idempotent.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		// Answer waiting pops first: Shutdown waits for every active request to finish.
+		// Answer waiting pops and end fault delays first: Shutdown waits for every active
+		// request to finish.
+		close(s.done)
 		s.engine.Close()
 		if s.http == nil {
 			return

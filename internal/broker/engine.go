@@ -44,6 +44,8 @@ type Engine struct {
 	closed    bool
 
 	parked func() // called once a pop has started waiting; lets tests know without sleeping
+
+	changes changeFeed // wakes readers waiting for a change of state
 }
 
 type groupKey struct{ queue, group string }
@@ -78,6 +80,7 @@ func (e *Engine) unlock() {
 			break
 		}
 	}
+	e.changes.changed()
 	e.mu.Unlock()
 }
 
