@@ -6,6 +6,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
 )
 
 // Consume long-polls the queue and calls h with the leased messages of one partition at a
@@ -28,12 +31,12 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // (network, 5xx, 429) go to OnError and are retried with jittered backoff.
 //
 // Messages of one partition are handled one at a time in offset order; up to Concurrency
-// partitions are handled at once, each by its own goroutine. Up to min(Concurrency, 8) pops
-// run at once, one per idle goroutine, and a pop's batch bounds what it leases across all its
-// partitions (R32), so at most Batch × Concurrency messages are leased at any time. With
-// autopilot on and no Batch or Partitions, a pop sends autopilot=true and leaves both to the
-// broker (R137); Partitions(n) asks for no more partitions than there are idle goroutines, and
-// partitions a pop brings beyond them wait for one.
+// partitions are handled at once, each by its own goroutine. One pop at a time asks for work
+// for every idle goroutine, and a pop's batch bounds what it leases across all its partitions,
+// so at most Batch × Concurrency messages are leased at any time. With autopilot on and no
+// Batch or Partitions, a pop sends autopilot=true and leaves both to the broker; without
+// autopilot it asks for one partition per idle goroutine. Partitions a pop brings beyond the
+// idle goroutines wait for one.
 //
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,
@@ -108,9 +111,9 @@ type consumer struct {
 	renewExtend time.Duration
 	limit       int64 // 0: none
 
-	slots       chan struct{} // one token per idle handler goroutine
-	budgetFreed chan struct{} // buffered(1): a batch ended, or a pop brought less than it might
-	workers     sync.WaitGroup
+	slots       *semaphore.Weighted // the idle handler slots, Concurrency in all
+	budgetFreed chan struct{}       // buffered(1): a batch ended, or a pop brought less than it might
+	workers     errgroup.Group      // the fetch loop and every batch's goroutine
 	pace        handlingPace
 
 	userCtx        context.Context // Consume's ctx
@@ -127,7 +130,7 @@ type consumer struct {
 	held     atomic.Int64 // leased messages not yet handed out or released (Limit)
 
 	idle   idleWatch
-	outage *outageGate
+	outage *outage // only the fetch loop uses it
 }
 
 func (b QueueBuilder) consume(ctx context.Context, h handling) error {
@@ -177,10 +180,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 		l.renewEvery = defaultRenewEvery
 	}
 
-	l.slots = make(chan struct{}, l.concurrency)
-	for range l.concurrency {
-		l.slots <- struct{}{}
-	}
+	l.slots = semaphore.NewWeighted(int64(l.concurrency))
 	l.budgetFreed = make(chan struct{}, 1)
 	l.userCtx = ctx
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
@@ -188,7 +188,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.handlerCtx, l.cancelHandlers = context.WithCancel(context.WithoutCancel(ctx))
 	l.ackCtx = context.WithoutCancel(ctx)
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
-	l.outage = newOutageGate()
+	l.outage = newOutage()
 	return l
 }
 
@@ -203,10 +203,12 @@ func (l *consumer) run() error {
 	watcher.Go(func() { l.watch(shutdown, finished) })
 
 	l.idle.arm()
-	err := l.pollAll()
-	l.stopNow()
+	l.workers.Go(func() error {
+		defer l.stopNow()
+		return l.fetch()
+	})
+	err := l.workers.Wait()
 	l.idle.disarm()
-	l.workers.Wait()
 	close(finished)
 	watcher.Wait()
 	l.cancelPops()

@@ -17,7 +17,7 @@ type leasedBatch struct {
 // start runs b on one of the goroutine tokens taken for it.
 func (l *consumer) start(b *leasedBatch) {
 	l.idle.started()
-	l.workers.Go(func() {
+	l.workers.Go(func() error {
 		defer func() {
 			l.held.Add(-int64(len(b.msgs)))
 			l.idle.ended()
@@ -25,6 +25,7 @@ func (l *consumer) start(b *leasedBatch) {
 			l.signalBudget()
 		}()
 		l.handle(b)
+		return nil
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // PanicError is what a consume handler's panic becomes: the message is acked failed with the
@@ -80,9 +81,21 @@ func (r *consumeLog) handlerFailed(m *Message, err error) {
 	r.report(m, err)
 }
 
-func (r *consumeLog) transient(err error) {
-	r.logger.Warn("queen: consume pop failed; retrying", "error", err)
+// popFailed reports a failed pop: at warn level when it begins an outage (the loop's first
+// failed pop, or the first after the broker answered again), at debug level after that.
+func (r *consumeLog) popFailed(err error, began bool) {
+	if began {
+		r.logger.Warn("queen: consume pop failed; retrying until the broker answers", "error", err)
+	} else {
+		r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
+	}
 	r.report(nil, err)
+}
+
+// outageEnded says the broker answers again after failing pops.
+func (r *consumeLog) outageEnded(lasted time.Duration, failures int) {
+	r.logger.Warn("queen: consume pops succeed again", "after", lasted.Round(time.Millisecond),
+		"failedPops", failures)
 }
 
 func (r *consumeLog) fatal(err error) {

@@ -713,15 +713,13 @@ func TestConsumeSkipsMessagesWhoseLeaseRanOut(t *testing.T) {
 }
 
 // The loop sends batch and partitions only as set (R137), caps the batch to
-// what it can handle in half a lease.
+// what it can handle in half a lease, and takes every idle slot for one pop.
 func TestConsumePopSizing(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	l := newConsumer(t.Context(), c.Queue("q").Concurrency(8), eachHandling(func(context.Context, *Message) error { return nil }))
-	pollers, perPop := l.pollers()
-	assert.Equal(t, 8, pollers)
-	assert.Equal(t, 1, perPop)
-	q := l.popQuery(0)
+	assert.Equal(t, 8, l.slotsPerPop())
+	q := l.popQuery(0, 8)
 	assert.False(t, q.Has("partitions"), "autopilot chooses the partitions (R137)")
 	assert.Equal(t, "true", q.Get("autopilot"))
 	assert.False(t, q.Has("batch"), "autopilot chooses the batch (R137)")
@@ -736,22 +734,19 @@ func TestConsumePopSizing(t *testing.T) {
 	assert.Equal(t, 5, most)
 
 	fixed := newConsumer(t.Context(), c.Queue("q").Batch(100).Autopilot(false), eachHandling(nil))
-	pollers, perPop = fixed.pollers()
-	assert.Equal(t, 1, pollers)
-	assert.Equal(t, 1, perPop)
+	assert.Equal(t, 1, fixed.slotsPerPop())
 	size, _, _ = fixed.nextBatch()
 	assert.Equal(t, 100, size)
-	assert.Empty(t, fixed.popQuery(size).Get("partitions"))
+	assert.Empty(t, fixed.popQuery(size, 1).Get("partitions"))
 
-	wide := newConsumer(t.Context(), c.Queue("q").Concurrency(16), eachHandling(nil))
-	pollers, perPop = wide.pollers()
-	assert.Equal(t, 8, pollers)
-	assert.Equal(t, 2, perPop)
+	manual := newConsumer(t.Context(), c.Queue("q").Autopilot(false).Concurrency(16), eachHandling(nil))
+	assert.Equal(t, "3", manual.popQuery(0, 3).Get("partitions"), "one partition per idle slot without autopilot")
+	assert.Empty(t, manual.popQuery(0, 1).Get("partitions"))
+	onePartition := newConsumer(t.Context(), c.Queue("q").Partition("p").Concurrency(8), eachHandling(nil))
+	assert.Equal(t, 1, onePartition.slotsPerPop(), "a partition route leases one partition at a time")
 	grouped := newConsumer(t.Context(), c.Queue("q").Concurrency(8).Partitions(4), eachHandling(nil))
-	pollers, perPop = grouped.pollers()
-	assert.Equal(t, 2, pollers)
-	assert.Equal(t, 4, perPop)
-	assert.Equal(t, "4", grouped.popQuery(0).Get("partitions"), "partitions as set (R137)")
+	assert.Equal(t, "4", grouped.popQuery(0, 8).Get("partitions"), "partitions as set (R137)")
+	assert.Equal(t, "4", grouped.popQuery(0, 1).Get("partitions"), "partitions as set (R137)")
 
 	limited := newConsumer(t.Context(), c.Queue("q").Limit(7), eachHandling(nil))
 	size, _, _ = limited.nextBatch()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // leaseRenewer extends the leases of in-flight batches for one client. One goroutine serves
@@ -17,13 +19,17 @@ type leaseRenewer struct {
 	// observe, when set, sees the outcome of every renewal. Tests set it before use.
 	observe func(leaseID string, err error)
 
-	mu      sync.Mutex
-	leases  map[string]*renewedLease
-	wake    chan struct{} // buffered(1): the registry changed
-	running bool
-	stopped bool
+	mu       sync.Mutex
+	leases   map[string]*renewedLease
+	wake     chan struct{} // buffered(1): the registry changed, or a renewal was answered
+	running  bool
+	stopped  bool
 	done    sync.WaitGroup
 }
+
+// maxConcurrentRenewals bounds the extends one client has in flight. Renewals run side by
+// side, so a slow answer for one lease does not delay the others past their expiry.
+const maxConcurrentRenewals = 16
 
 // renewClock is the renewer's view of time: the real clock, or a test's.
 type renewClock interface {
@@ -48,6 +54,7 @@ type renewedLease struct {
 	every   time.Duration
 	extend  time.Duration
 	due     time.Time
+	sending bool // a renewal of this lease is in flight
 	holders map[*leaseHolder]struct{}
 }
 
@@ -127,9 +134,13 @@ func (r *leaseRenewer) stop() {
 	r.done.Wait()
 }
 
-// loop waits for the earliest due renewal and sends it, until no lease is left or stop.
+// loop waits for the earliest due renewal and starts it, until no lease is left or stop.
+// It waits for the renewals it started before it returns.
 func (r *leaseRenewer) loop() {
 	defer r.done.Done()
+	var inFlight errgroup.Group // the renewals this loop started
+	inFlight.SetLimit(maxConcurrentRenewals)
+	defer func() { _ = inFlight.Wait() }()
 	clock := r.clockOrReal()
 	for {
 		r.mu.Lock()
@@ -140,13 +151,17 @@ func (r *leaseRenewer) loop() {
 		}
 		next := time.Time{}
 		for _, l := range r.leases {
-			if next.IsZero() || l.due.Before(next) {
+			if !l.sending && (next.IsZero() || l.due.Before(next)) {
 				next = l.due
 			}
 		}
 		wake := r.wake
 		r.mu.Unlock()
 
+		if next.IsZero() {
+			<-wake // every lease is being renewed: wait for an answer or a change
+			continue
+		}
 		if wait := next.Sub(clock.Now()); wait > 0 {
 			fired, cancel := clock.After(wait)
 			select {
@@ -156,12 +171,13 @@ func (r *leaseRenewer) loop() {
 			cancel()
 			continue // the registry may have changed; look again
 		}
-		r.renewDue(clock)
+		r.renewDue(clock, &inFlight)
 	}
 }
 
-// renewDue sends every renewal that is due, one request per leaseId.
-func (r *leaseRenewer) renewDue(clock renewClock) {
+// renewDue starts every renewal that is due, one request per leaseId, each in a goroutine of
+// its own (up to maxConcurrentRenewals at once).
+func (r *leaseRenewer) renewDue(clock renewClock, inFlight *errgroup.Group) {
 	now := clock.Now()
 	type job struct {
 		id string
@@ -170,21 +186,25 @@ func (r *leaseRenewer) renewDue(clock renewClock) {
 	var jobs []job
 	r.mu.Lock()
 	for id, l := range r.leases {
-		if !l.due.After(now) {
+		if !l.sending && !l.due.After(now) {
+			l.sending = true
 			jobs = append(jobs, job{id, l})
 		}
 	}
 	r.mu.Unlock()
 
 	for _, j := range jobs {
-		sent := clock.Now()
-		ctx, cancel := context.WithTimeout(context.Background(), renewRequestTimeout)
-		_, err := j.l.client.Renew(ctx, j.id, j.l.extend)
-		cancel()
-		r.settle(sent, j.id, j.l, err)
-		if r.observe != nil {
-			r.observe(j.id, err)
-		}
+		inFlight.Go(func() error {
+			sent := clock.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), renewRequestTimeout)
+			_, err := j.l.client.Renew(ctx, j.id, j.l.extend)
+			cancel()
+			r.settle(sent, j.id, j.l, err)
+			if r.observe != nil {
+				r.observe(j.id, err)
+			}
+			return nil
+		})
 	}
 }
 
@@ -198,6 +218,8 @@ func (r *leaseRenewer) settle(sent time.Time, id string, l *renewedLease, err er
 		holders = append(holders, h)
 	}
 	lost := errors.Is(err, ErrLeaseExpired)
+	l.sending = false
+	r.signal()
 	switch {
 	case err == nil:
 		l.due = now.Add(l.every)

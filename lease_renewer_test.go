@@ -2,6 +2,9 @@ package queen
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,4 +69,61 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	noop()
 	clock.Advance(time.Minute)
 	assert.Equal(t, 4, proxy.count("POST extend"), "nothing renewed after stop")
+}
+
+// Renewals are sent side by side: with eight leases due at once and a broker that answers an
+// extend only once all eight have arrived, every lease is renewed. Sent one after another,
+// each slow extend would delay the rest past their expiry.
+func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
+	t.Parallel()
+	const leases = 8
+	srv := queentest.NewServer(t)
+	var arrived sync.WaitGroup
+	arrived.Add(leases)
+	allIn := make(chan struct{})
+	go func() { arrived.Wait(); close(allIn) }()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/extend") {
+			arrived.Done()
+			select {
+			case <-allIn: // the broker answers once every extend is in flight
+			case <-r.Context().Done():
+				return
+			}
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(slow.Close)
+	c := newTestClient(t, slow.URL)
+	clock, renewed := useManualRenewClock(c)
+
+	var ids []string
+	for p := range leases {
+		part := fmt.Sprintf("p%d", p)
+		pushN(t, c, "renew-many", part, 1)
+		msgs, err := c.Queue("renew-many").Partition(part).Pop(t.Context())
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		ids = append(ids, msgs[0].LeaseID)
+	}
+	var extended sync.WaitGroup
+	extended.Add(leases)
+	for _, id := range ids {
+		untrack := c.renewer.track(c, id, 5*time.Second, 30*time.Second, &leaseHolder{
+			extended: func(time.Time) { extended.Done() },
+			lost:     func() { t.Errorf("lease %s lost", id) },
+			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
+		})
+		t.Cleanup(untrack)
+	}
+	clock.Advance(5 * time.Second)
+	select {
+	case <-allIn:
+	case <-time.After(testTimeout):
+		t.Fatal("the extends were not in flight together")
+	}
+	for range leases {
+		require.NoError(t, wait(t, renewed, "a renewal"))
+	}
+	extended.Wait()
 }

@@ -5,63 +5,24 @@ import (
 	"maps"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
 )
 
-// maxPollers bounds the pops one Consume has in flight at once.
-const maxPollers = 8
+// The fetch loop: one goroutine per Consume asks for as much work as there are idle handler
+// slots, with one pop in flight at a time. It waits for a first idle slot, takes every other
+// idle one, pops for them, and hands each leased partition to a slot of its own; partitions a
+// pop brings beyond them wait for a slot to free up. A single loop keeps the broker's view of
+// the consumer simple (one waiting pop per Consume, R34) and lets the pop's size follow the
+// idle slots.
 
-// Polling: a few pollers share the handler goroutines (the slots). Each takes between one and
-// perPop idle slots, pops for exactly that many partitions, and starts one goroutine per
-// partition leased. Pops run in parallel, as separate consumers would, so a slow pop never
-// holds up idle goroutines; the slots bound what all of them lease together.
-
-// pollers is how many pops run at once, and perPop how many partitions each asks for at most.
-func (l *consumer) pollers() (pollers, perPop int) {
-	switch {
-	case l.b.partition != "":
-		return 1, 1 // a partition route leases one partition at a time (R21)
-	case l.b.partsSet:
-		perPop = l.b.partitions
-	default:
-		perPop = 1
-	}
-	pollers = min((l.concurrency+perPop-1)/perPop, maxPollers)
-	if !l.b.partsSet && l.autopilot {
-		perPop = min((l.concurrency+pollers-1)/pollers, maxPartitions)
-	}
-	return pollers, perPop
-}
-
-// pollAll runs the pollers and returns the first fatal error, if any.
-func (l *consumer) pollAll() error {
-	n, perPop := l.pollers()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		fatal error
-	)
-	for range n {
-		wg.Go(func() {
-			if err := l.poll(perPop); err != nil {
-				once.Do(func() { fatal = err })
-				l.stopNow()
-			}
-		})
-	}
-	wg.Wait()
-	return fatal
-}
-
-// poll sends pops while there are idle handler goroutines, and hands out what they lease.
-// It returns nil on a graceful stop and the error on a fatal one.
-func (l *consumer) poll(perPop int) error {
+// fetch sends pops while there are idle handler slots, and hands out what they lease. It
+// returns nil on a graceful stop and the error on a fatal one.
+func (l *consumer) fetch() error {
 	quiet := newQuietBackoff()
 	for {
-		free, ok := l.acquire(perPop)
+		free, ok := l.acquire(l.slotsPerPop())
 		if !ok {
 			return nil
 		}
@@ -74,14 +35,9 @@ func (l *consumer) poll(perPop int) error {
 			}
 			continue
 		}
-		probe, ok := l.outage.enter(l.stopCtx.Done())
-		if !ok {
-			l.giveBack(free)
-			return nil
-		}
 		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
 		started := time.Now()
-		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(batch))
+		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(batch, free))
 		l.held.Add(int64(len(msgs) - most))
 		if len(msgs) < most {
 			l.signalBudget()
@@ -96,11 +52,16 @@ func (l *consumer) poll(perPop int) error {
 				l.log.fatal(err)
 				return err
 			}
-			l.log.transient(err)
-			l.outage.failed(probe)
+			wait, began := l.outage.failed()
+			l.log.popFailed(err, began)
+			if !l.pause(wait) {
+				return nil
+			}
 			continue
 		}
-		l.outage.recovered()
+		if ended, lasted, failures := l.outage.recovered(); ended {
+			l.log.outageEnded(lasted, failures)
+		}
 		if len(msgs) == 0 {
 			l.giveBack(free)
 			l.idle.quiet()
@@ -118,14 +79,28 @@ func (l *consumer) poll(perPop int) error {
 	}
 }
 
-// popQuery is the pop's parameters with a batch size (0: unsent).
-func (l *consumer) popQuery(batch int) url.Values {
+// slotsPerPop is how many idle slots one pop may take: one on a partition route, which leases
+// one partition at a time (R21), else every idle one.
+func (l *consumer) slotsPerPop() int {
+	if l.b.partition != "" {
+		return 1
+	}
+	return l.concurrency
+}
+
+// popQuery is the pop's parameters with a batch size (0: unsent), for free idle slots.
+func (l *consumer) popQuery(batch, free int) url.Values {
 	q := maps.Clone(l.query)
-	if l.b.partition == "" && l.b.partsSet {
-		// Sent as set, and left out otherwise, autopilot or not (R137). A pop's batch bounds
-		// what it leases across its partitions (R32); partitions beyond the idle goroutines
-		// wait for one (dispatch).
+	switch {
+	case l.b.partition != "":
+	case l.b.partsSet:
+		// Sent as set, autopilot or not (R137). A pop's batch bounds what it leases across
+		// its partitions (R32); partitions beyond the idle slots wait for one (dispatch).
 		q.Set("partitions", strconv.Itoa(l.b.partitions))
+	case !l.autopilot && free > 1:
+		// Without autopilot the broker claims one partition unless told (R33): ask for one
+		// per idle slot. Under autopilot the broker chooses (R137).
+		q.Set("partitions", strconv.Itoa(min(free, maxPartitions)))
 	}
 	if batch > 0 {
 		q.Set("batch", strconv.Itoa(batch))
@@ -164,22 +139,14 @@ func (l *consumer) quietThreshold() time.Duration {
 	return min(l.b.pollTimeout()/2, time.Second)
 }
 
-// acquire takes between 1 and want idle goroutines, waiting for the first; false on stop.
+// acquire takes between 1 and want idle slots, waiting for the first; false on stop.
 func (l *consumer) acquire(want int) (int, bool) {
-	select {
-	case <-l.slots:
-	case <-l.stopCtx.Done():
+	if l.slots.Acquire(l.stopCtx, 1) != nil {
 		return 0, false
 	}
 	n := 1
-	for n < want {
-		select {
-		case <-l.slots:
-			n++
-			continue
-		default:
-		}
-		break
+	for n < want && l.slots.TryAcquire(1) {
+		n++
 	}
 	if l.stopping() {
 		l.giveBack(n)
@@ -188,10 +155,10 @@ func (l *consumer) acquire(want int) (int, bool) {
 	return n, true
 }
 
-// giveBack returns n goroutine tokens.
+// giveBack returns n idle slots.
 func (l *consumer) giveBack(n int) {
-	for range n {
-		l.slots <- struct{}{}
+	if n > 0 {
+		l.slots.Release(int64(n))
 	}
 }
 
@@ -225,8 +192,8 @@ func (l *consumer) pause(d time.Duration) bool {
 	}
 }
 
-// dispatch starts one handler goroutine per leased partition. free goroutine tokens were
-// taken for the pop; a broker that claimed more partitions than asked gets them as tokens
+// dispatch starts one handler goroutine per leased partition. free idle slots were taken
+// for the pop; a broker that claimed more partitions than asked gets them as tokens
 // free up.
 func (l *consumer) dispatch(msgs []*Message, free int) {
 	l.idle.busy()
