@@ -20,7 +20,7 @@ import (
 	"github.com/queenmq/queen-go/queentest"
 )
 
-// The chaos rig runs the real consume loop against the reference broker behind a chaosProxy,
+// The chaos rig runs the real consume loop against the reference broker, with srv.Fail faults,
 // with handlers that fail, panic, retry or outlive their lease, and checks that nothing is
 // lost: every message is completed at least once by every group, each partition's first
 // completions come in offset order, nothing is left for any group, and the dead letters are
@@ -84,16 +84,15 @@ type chaosConfig struct {
 // key names one message for one group.
 type key struct{ group, tx string }
 
-// chaosRig is a broker, its faulty front, the pushed messages and what the handlers saw.
+// chaosRig is a broker with its faults armed, the pushed messages and what the handlers saw.
 type chaosRig struct {
 	t      *testing.T
 	seed   uint64
 	cfg    chaosConfig
 	queue  string
 	srv    *queentest.Server
-	direct *Client // no faults: setup and checks
-	proxy  *chaosProxy
-	url    string
+	direct *Client // setup before the faults are armed, and checks once they are cleared
+	armed  map[string]int
 
 	index  map[string]int    // transactionId → offset in its partition
 	part   map[string]string // transactionId → partition
@@ -148,7 +147,7 @@ func newChaosRig(t *testing.T, seed uint64, cfg chaosConfig) *chaosRig {
 			}
 		}
 	}
-	r.proxy, r.url = newChaosProxy(t, srv.Handler(), seed, cfg.transport)
+	r.armed = armTransportFaults(srv, seed, cfg.transport)
 	t.Logf("%d partitions × %d messages, groups %q, concurrency %d, batch %d, batch handler %v",
 		cfg.partitions, cfg.perPartition, cfg.groups, cfg.concurrency, cfg.batch, cfg.batchHandler)
 	t.Logf("transport faults: %v; client retries %d", cfg.transport, cfg.retries)
@@ -156,9 +155,9 @@ func newChaosRig(t *testing.T, seed uint64, cfg chaosConfig) *chaosRig {
 	return r
 }
 
-// client is a consuming client behind the faulty proxy; Close runs at cleanup.
+// client is a consuming client of the faulty broker; Close runs at cleanup.
 func (r *chaosRig) client() *Client {
-	return newTestClient(r.t, r.url, WithRetry(r.cfg.retries, time.Millisecond, 5*time.Millisecond))
+	return newTestClient(r.t, r.srv.URL(), WithRetry(r.cfg.retries, time.Millisecond, 5*time.Millisecond))
 }
 
 // fault is the seed's choice for one delivery of a message to a group. Failures and panics
@@ -388,36 +387,42 @@ func (r *chaosRig) round(ctx context.Context, c *Client, tune func(QueueBuilder)
 	return errors.Join(errs...)
 }
 
-// drive consumes until, in two rounds in a row, each after the clock passed every lease, the
-// broker leases nothing, not even for a pop whose answer is then lost: whatever a lost answer
-// or a dropped connection leased has come back and been completed by then.
+// drive consumes until, after a round and with the clock past every lease, no group has
+// anything left on the broker: whatever a lost answer or a dropped connection leased has come
+// back and been completed (or, for poison, dead-lettered) by then.
 func (r *chaosRig) drive(ctx context.Context, c *Client) (rounds int) {
 	r.t.Helper()
-	quiet := 0
-	for rounds = 1; quiet < 2; rounds++ {
+	for rounds = 1; ; rounds++ {
 		if rounds > chaosMaxRounds || ctx.Err() != nil {
 			r.t.Fatalf("no end after %d rounds (%v); not completed: %v", rounds-1, ctx.Err(), r.missing())
 		}
-		before := r.proxy.leaseCount()
 		require.NoError(r.t, r.round(ctx, c, nil))
 		if ctx.Err() != nil {
 			r.t.Fatalf("timed out in round %d; not completed: %v", rounds, r.missing())
 		}
 		r.srv.Advance(chaosLease + time.Second)
-		if r.proxy.leaseCount() == before {
-			quiet++
-		} else {
-			quiet = 0
+		if r.finished() {
+			return rounds
 		}
 	}
-	return rounds - 1
+}
+
+// finished reports whether every group has finished the queue: nothing after its cursors
+// (with the clock past every lease, nothing is leased either).
+func (r *chaosRig) finished() bool {
+	for _, g := range r.cfg.groups {
+		if r.srv.Lag(r.queue, g) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // verify checks the outcome once the broker has nothing left to deliver.
 func (r *chaosRig) verify(ctx context.Context, rounds int) {
 	t := r.t
 	t.Helper()
-	r.proxy.setEnabled(false)
+	r.srv.ClearFaults()
 	assert.Empty(t, r.missing(), "every message is completed at least once by every group")
 
 	r.mu.Lock()
@@ -460,11 +465,11 @@ func (r *chaosRig) verify(ctx context.Context, rounds int) {
 	}
 	assert.Equal(t, want, got, "dead letters (group, transactionId) → count")
 
-	proxied, injected := r.proxy.report()
-	assert.Positive(t, injected, "the proxy injected faults")
+	injected := r.srv.FaultsMet()
+	assert.Positive(t, injected, "requests met the armed faults")
 	t.Logf("rounds %d; deliveries %d; completions %d of %d unique (group, message); duplicates %d (%.1f%%)",
 		rounds, deliveries, r.completions, unique, dups, 100*float64(dups)/float64(max(unique, 1)))
-	t.Logf("requests:%s", proxied)
+	t.Logf("requests that met a fault: %d; armed: %v", injected, r.armed)
 	t.Logf("handler faults: fail=%d panic=%d retry=%d stall=%d; dead letters %d",
 		faults[handlerFails], faults[handlerPanics], faults[handlerRetries], faults[handlerStalls], len(got))
 }

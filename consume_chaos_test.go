@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Chaos: the real consume loop against the reference broker behind a proxy that answers 5xx,
+// Chaos: the real consume loop against the reference broker, whose faults (srv.Fail) answer 5xx,
 // loses answers the broker applied, and drops connections, with handlers that fail, panic,
 // retry, outlive their lease or meet poison. Faults come from a seeded math/rand; the seed is
 // logged and QUEEN_CHAOS_SEED replays its fault schedule.
