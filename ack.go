@@ -87,7 +87,7 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	}
 	raw := appendAckBatch(make([]byte, 0, 256*len(items)), &body)
 	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
-		affinity: items[0].Message.route}
+		affinity: items[0].Message.route, route: routeAckBatch, items: len(items)}
 	return c.postAcks(ctx, &req, items)
 }
 
@@ -95,7 +95,8 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 func (c *Client) ack(ctx context.Context, m *Message, status Status, errText string) (AckResult, error) {
 	body := newAckBody(m, status, errText)
 	raw := appendAck(make([]byte, 0, 256), &body)
-	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route}
+	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route,
+		route: routeAck, items: 1}
 	items := [1]AckItem{{Message: m, Status: status, Error: errText}}
 	results, err := c.postAcks(ctx, &req, items[:])
 	if err != nil {
@@ -129,6 +130,16 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 		}
 		if !r.Success && r.Error == "" {
 			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
+		}
+	}
+	if len(c.hooks.acked) > 0 {
+		for i, it := range items {
+			status := it.Status
+			if status == "" {
+				status = StatusCompleted
+			}
+			c.hooks.onAcked(AckedEvent{Message: it.Message, Status: status,
+				Success: results[i].Success, Error: results[i].Error})
 		}
 	}
 	return results, nil

@@ -96,3 +96,33 @@ func TestAPISignatures(t *testing.T) {
 		[]queen.Status{queen.StatusCompleted, queen.StatusFailed, queen.StatusRetry, queen.StatusDLQ})
 	assert.Equal(t, []queen.SubscriptionMode{"new", "all"}, []queen.SubscriptionMode{queen.SubscribeNew, queen.SubscribeAll})
 }
+
+// The Observability section of API.md, as a caller compiles against it.
+func TestObservabilitySignatures(t *testing.T) {
+	t.Parallel()
+	var (
+		_ queen.Middleware = func(ctx context.Context, msgs []*queen.Message, next func(context.Context) error) error {
+			return next(ctx)
+		}
+		_ func(...queen.Middleware) queen.Option = queen.WithMiddleware
+		_ func(queen.Hooks) queen.Option         = queen.WithHooks
+		_                                        = queen.Hooks{
+			Request:   func(queen.RequestEvent) {},
+			Handled:   func(queen.HandledEvent) {},
+			Acked:     func(queen.AckedEvent) {},
+			LeaseLost: func(queen.LeaseLostEvent) {},
+		}
+		_ = queen.RequestEvent{Method: "GET", Route: "/health", Server: "http://h", Status: 200, Attempt: 1,
+			Duration: time.Second, Err: nil}
+		_ = queen.HandledEvent{Message: &queen.Message{}, Outcome: queen.StatusCompleted, Err: nil,
+			Duration: time.Second, Panicked: false}
+		_ = queen.AckedEvent{Message: &queen.Message{}, Status: queen.StatusDLQ, Success: true, Error: ""}
+		_ = queen.LeaseLostEvent{LeaseID: "l", Queue: "q", Messages: []*queen.Message{}}
+	)
+	c, err := queen.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var _ func(...queen.Middleware) queen.QueueBuilder = c.Queue("q").Use
+}

@@ -59,6 +59,9 @@ type Client struct {
 	shut    atomic.Bool   // Close has returned: every call answers ErrClosed
 	loops   sync.WaitGroup
 	renewer leaseRenewer
+
+	hooks      hookSet      // WithHooks
+	middleware []Middleware // WithMiddleware: around every loop's handler calls
 }
 
 // Option configures a Client in New.
@@ -73,6 +76,9 @@ type clientConfig struct {
 	minWait  time.Duration
 	maxWait  time.Duration
 	err      error // the first invalid option, reported by New
+
+	hooks      hookSet
+	middleware []Middleware
 }
 
 // WithServers adds more brokers. Requests for the same (queue, partition, group) go to the
@@ -155,7 +161,9 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if strings.ContainsAny(cfg.token, "\r\n") {
 		return nil, fmt.Errorf("%w: token: must not contain line breaks", ErrInvalidOption)
 	}
-	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{}), pollMargin: pollMargin}
+	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{}), pollMargin: pollMargin,
+		hooks: cfg.hooks, middleware: cfg.middleware}
+	c.hooks.logger = cfg.logger
 	if cfg.token != "" {
 		c.auth = "Bearer " + cfg.token
 	}

@@ -100,6 +100,8 @@ type consumer struct {
 	h   handling
 	log *consumeLog
 
+	middleware []Middleware // the client's, then the loop's: around every handler call
+
 	path        string
 	query       url.Values // the pop parameters that never change
 	concurrency int
@@ -154,6 +156,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), query: b.popQuery(forConsume),
 		concurrency: 1, autoAck: true, autopilot: !b.discovery(), leaseTime: defaultLeaseTime}
 	l.log = &consumeLog{logger: b.client.logger, onError: b.onError}
+	l.middleware = chainMiddleware(b.client.middleware, b.middleware)
 	if b.concurrencySet {
 		l.concurrency = b.concurrency
 	}

@@ -38,7 +38,9 @@ func (l *consumer) handle(b *leasedBatch) {
 		untrack := l.c.renewer.track(l.c, first.LeaseID, l.renewEvery, l.renewExtend, &leaseHolder{
 			extended: b.deadline.extend,
 			lost: func() {
-				b.lost.Store(true)
+				if !b.lost.Swap(true) {
+					l.leaseLost(b)
+				}
 				cancel(ErrLeaseLost)
 			},
 			failed: func(err error) { l.log.renewFailed(first, err) },
@@ -85,19 +87,23 @@ func (l *consumer) handleEach(ctx context.Context, b *leasedBatch) (items []AckI
 		if !l.mayStart(b, m) || l.reserve(1) == 0 {
 			return append(items, releaseItem(b.msgs[i:])...), nil
 		}
-		err := l.call(m, 1, func() error { return l.h.each(ctx, m) })
+		took, err := l.call(ctx, b.msgs[i:i+1], func(ctx context.Context) error { return l.h.each(ctx, m) })
 		if b.lost.Load() {
+			l.handled(m, "", context.Cause(ctx), took)
 			return nil, nil
 		}
 		if err != nil {
 			l.log.handlerFailed(m, err)
 		} else if !l.autoAck {
+			l.handled(m, "", nil, took)
 			continue // the handler settles its messages itself
 		}
 		status, text := outcome(err)
 		if !m.markSettled() {
+			l.handled(m, "", err, took)
 			continue // the handler settled it already
 		}
+		l.handled(m, status, err, took)
 		items = append(items, AckItem{Message: m, Status: status, Error: text})
 		if endsLease(status) {
 			return items, b.msgs[i+1:] // they come back with this one; ack none of them (O18)
@@ -127,15 +133,30 @@ func (l *consumer) handleAll(ctx context.Context, b *leasedBatch) (items []AckIt
 		return releaseItem(b.msgs), nil
 	}
 	take := b.msgs[:n:n]
-	err := l.call(first, n, func() error { return l.h.batch(ctx, take) })
+	took, err := l.call(ctx, take, func(ctx context.Context) error { return l.h.batch(ctx, take) })
 	if b.lost.Load() {
+		for _, m := range take {
+			l.handled(m, "", context.Cause(ctx), took)
+		}
 		return nil, nil
 	}
 	if err != nil {
 		l.log.handlerFailed(first, err)
 	}
+	if err == nil && !l.autoAck {
+		for _, m := range take {
+			l.handled(m, "", nil, took)
+		}
+	}
 	if err != nil || l.autoAck {
 		status, text := outcome(err)
+		for _, m := range take {
+			if m.settled.Load() {
+				l.handled(m, "", err, took)
+			} else {
+				l.handled(m, status, err, took)
+			}
+		}
 		for i, m := range take {
 			if !m.markSettled() {
 				continue
@@ -165,19 +186,39 @@ func (l *consumer) mayStart(b *leasedBatch, m *Message) bool {
 	return true
 }
 
-// call runs the handler, measuring it, and turns a panic into a *PanicError. It is the one
-// place where a handler's panic is recovered.
-func (l *consumer) call(m *Message, n int, fn func() error) (err error) {
+// call runs the handler inside the middleware, measuring it, and turns a panic into a
+// *PanicError. It is the one place where a handler is invoked.
+func (l *consumer) call(ctx context.Context, msgs []*Message, h func(context.Context) error) (took time.Duration, err error) {
 	started := time.Now()
 	defer func() {
-		l.pace.observe(n, time.Since(started))
-		if v := recover(); v != nil {
-			p := newPanicError(v)
-			l.log.panicked(m, p)
-			err = p
+		took = time.Since(started)
+		l.pace.observe(len(msgs), took)
+		if v := recover(); v != nil { // a handler without middleware, or a middleware
+			err = l.panicked(msgs[0], v)
 		}
 	}()
-	return fn()
+	if len(l.middleware) == 0 {
+		return 0, h(ctx)
+	}
+	return 0, invokeChain(ctx, l.middleware, msgs, func(ctx context.Context) error {
+		return l.guard(ctx, msgs[0], h)
+	})
+}
+
+// guard runs the handler under middleware, so that middleware sees its panic as a *PanicError.
+func (l *consumer) guard(ctx context.Context, m *Message, h func(context.Context) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = l.panicked(m, v)
+		}
+	}()
+	return h(ctx)
+}
+
+func (l *consumer) panicked(m *Message, v any) *PanicError {
+	p := newPanicError(v)
+	l.log.panicked(m, p)
+	return p
 }
 
 // releaseItem gives back msgs, unhandled, with one retry on the first: that ends the lease and

@@ -126,7 +126,7 @@ var emptyPopErrors = map[string]bool{
 // margin, never the http.Client's Timeout. Nothing to deliver is an empty slice and nil error.
 func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, error) {
 	req := request{method: http.MethodGet, path: path, rawQuery: q.Encode(),
-		affinity: affinityKey(b.queue, b.partition, b.group)}
+		affinity: affinityKey(b.queue, b.partition, b.group), route: b.popRoute()}
 	if q.Get("wait") == "true" {
 		req.poll = defaultPollTimeout
 		if ms, err := strconv.ParseInt(q.Get("timeout"), 10, 64); err == nil && ms >= 0 {

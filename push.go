@@ -127,7 +127,8 @@ func (c *Client) pushChunk(ctx context.Context, affinity string, items []pushIte
 	if err != nil {
 		return nil, fmt.Errorf("queen: encode push: %w", err)
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/push", body: raw, affinity: affinity}
+	req := request{method: http.MethodPost, path: "/api/v1/push", body: raw, affinity: affinity,
+		route: routePush, items: len(items)}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

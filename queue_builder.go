@@ -64,6 +64,7 @@ type QueueBuilder struct {
 	shutdownTimeout    time.Duration
 	shutdownSet        bool
 	onError            func(m *Message, err error)
+	middleware         []Middleware // Use: this loop's, inside the client's
 }
 
 // EachBuilder is a QueueBuilder whose Consume calls the handler once per message.
@@ -242,6 +243,8 @@ func (b QueueBuilder) validateValues() error {
 		return invalidSetting("IdleTimeout", b.idleTimeout, "idleTimeout must be positive")
 	case b.shutdownSet && b.shutdownTimeout < 0:
 		return invalidSetting("ShutdownTimeout", b.shutdownTimeout, "shutdownTimeout must not be negative")
+	case hasNilMiddleware(b.middleware):
+		return invalidSetting("Use", "nil", "middleware must not be nil")
 	}
 	return nil
 }

@@ -27,7 +27,8 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	if err != nil {
 		return time.Time{}, err
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/lease/" + url.PathEscape(leaseID) + "/extend", body: raw}
+	req := request{method: http.MethodPost, path: "/api/v1/lease/" + url.PathEscape(leaseID) + "/extend", body: raw,
+		route: routeRenew}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

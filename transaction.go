@@ -3,8 +3,10 @@ package queen
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 )
 
@@ -127,6 +129,7 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 	}
 	wire := make([]any, len(ops))
 	affinity := ""
+	pushed := 0
 	var acked []*Message
 	for i, op := range ops {
 		name := fmt.Sprintf("operations[%d]", i)
@@ -148,6 +151,7 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 			return TransactionResult{}, err
 		}
 		wire[i] = txPushWire{Type: "push", Items: items}
+		pushed += len(items)
 		if affinity == "" {
 			affinity = affinityKey(op.queue, op.partition, "")
 		}
@@ -163,11 +167,42 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 		}
 		acked = append(acked, op.msg)
 	}
-	res, err := tx.c.commit(ctx, wire, affinity)
+	res, err := tx.c.commit(ctx, wire, affinity, pushed)
 	if err != nil {
 		unsettleAll(acked)
 	}
+	if len(tx.c.hooks.acked) > 0 {
+		tx.c.reportTransactionAcks(ops, res, err)
+	}
 	return res, err
+}
+
+// reportTransactionAcks tells the Acked hooks how the broker answered a transaction's acks:
+// each as its entry says when committed, all refused with the reason when rolled back.
+func (c *Client) reportTransactionAcks(ops []txOp, res TransactionResult, err error) {
+	if err != nil && !errors.Is(err, ErrTransactionFailed) {
+		return // no answer: nothing to report
+	}
+	reason := ""
+	if err != nil {
+		reason = strings.TrimPrefix(err.Error(), ErrTransactionFailed.Error()+": ")
+	}
+	entry := 0
+	for _, op := range ops {
+		if !op.isAck {
+			entry += len(op.items)
+			continue
+		}
+		e := AckedEvent{Message: op.msg, Status: op.status, Success: err == nil, Error: reason}
+		if e.Status == "" {
+			e.Status = StatusCompleted
+		}
+		if err == nil && entry < len(res.Results) {
+			e.Success, e.Error = res.Results[entry].Success, res.Results[entry].Error
+		}
+		entry++
+		c.hooks.onAcked(e)
+	}
 }
 
 func unsettleAll(msgs []*Message) {
@@ -176,14 +211,15 @@ func unsettleAll(msgs []*Message) {
 	}
 }
 
-func (c *Client) commit(ctx context.Context, ops []any, affinity string) (TransactionResult, error) {
+func (c *Client) commit(ctx context.Context, ops []any, affinity string, pushed int) (TransactionResult, error) {
 	raw, err := json.Marshal(struct {
 		Operations []any `json:"operations"`
 	}{ops})
 	if err != nil {
 		return TransactionResult{}, fmt.Errorf("queen: encode transaction: %w", err)
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/transaction", body: raw, affinity: affinity}
+	req := request{method: http.MethodPost, path: "/api/v1/transaction", body: raw, affinity: affinity,
+		route: routeTransaction, items: pushed}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

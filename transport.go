@@ -26,6 +26,8 @@ type request struct {
 	body     []byte
 	affinity string        // requests with the same key prefer the same healthy server
 	poll     time.Duration // > 0: a long poll; its deadline is poll+pollMargin, not the http.Client's Timeout
+	route    string        // the path's pattern, for Hooks.Request
+	items    int           // messages or ack items carried, for Hooks.Request
 }
 
 // attempt is the per-call state the retry hooks share, carried in the request context.
@@ -33,13 +35,15 @@ type attempt struct {
 	c       *Client
 	req     *request
 	current *server
-	failed  bool // the last try failed in a way that counts against the server
+	failed  bool      // the last try failed in a way that counts against the server
+	try     int       // 1-based number of the try in flight (only with a Request hook)
+	started time.Time // when it was sent (only with a Request hook)
 }
 
 type attemptKey struct{}
 
 func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehttp.Client {
-	return &retryablehttp.Client{
+	rc := &retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     cfg.retryMax,
 		RetryWaitMin: cfg.minWait,
@@ -50,15 +54,22 @@ func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehtt
 		// The last answer is returned as is, so a 5xx after the final retry is an *APIError.
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
 	}
+	if len(cfg.hooks.request) > 0 {
+		rc.RequestLogHook = attemptStarted // without Request hooks, attempts are not timed
+	}
+	return rc
 }
 
 // checkRetry retries connection errors, 429 and 5xx; never another 4xx, and never once the
 // caller's context (or a long poll's own deadline) is done.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	if a != nil && len(a.c.hooks.request) > 0 {
+		a.ended(resp, err) // retryablehttp asks after every attempt, answered or not
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
 	}
-	a, _ := ctx.Value(attemptKey{}).(*attempt)
 	if err != nil {
 		if permanentTransportError(err) {
 			return false, err

@@ -1,0 +1,196 @@
+package queen
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Hooks are callbacks the SDK calls as it works, for metrics, tracing and logs. Every field
+// may be nil. Set them with WithHooks; several WithHooks compose, called in the order given.
+//
+// Hooks run synchronously on the SDK's own goroutines (a transport attempt's, a handler
+// goroutine's, the lease renewer's), so they must be quick and must not block. A hook that
+// panics is recovered and logged at error level with its stack; the SDK carries on as if it
+// had returned. Hooks must not change the values they are given.
+type Hooks struct {
+	// Request is called once per HTTP attempt, when it was answered (whatever the status) or
+	// failed, including each retry.
+	Request func(RequestEvent)
+	// Handled is called for every message a consume loop handed to a handler, once its
+	// outcome is known (for a BatchHandler, once per message of the batch).
+	Handled func(HandledEvent)
+	// Acked is called for every ack item the broker answered, accepted or refused: the acks
+	// a consume loop sends, Client.Ack and the Message methods, AckBatch, and the acks of a
+	// transaction (a rolled-back transaction reports its acks as not accepted).
+	Acked func(AckedEvent)
+	// LeaseLost is called when a renewal of a lease a consume loop held was refused: the
+	// broker has taken the messages back, and the loop sends no ack for them.
+	LeaseLost func(LeaseLostEvent)
+}
+
+// RequestEvent is one HTTP attempt.
+type RequestEvent struct {
+	Method string
+	// Route is the route pattern, such as "/api/v1/pop/queue/{queue}", never a concrete path:
+	// names of queues, partitions, groups and leases are placeholders. A path sent through
+	// Client.Do that matches no known route is reported as "/api/v1/{unknown}".
+	Route string
+	// Server is the base URL of the broker the attempt went to.
+	Server string
+	// Status is the HTTP status answered, 0 when the attempt got no answer.
+	Status int
+	// Attempt counts the tries of one call: 1 for the first, 2 for the first retry, ...
+	Attempt int
+	// Duration runs from sending the request to receiving the answer's headers (or failing).
+	Duration time.Duration
+	// Err is why the attempt got no answer (a connection error, a timeout, a cancelled ctx);
+	// nil when the broker answered, whatever the Status.
+	Err error
+	// Items is how many messages the request carried: the items pushed by a push or a
+	// transaction, the items of an ack or a batch ack; 0 for other requests.
+	Items int
+}
+
+// HandledEvent is the outcome of one message a consume loop handed to a handler.
+type HandledEvent struct {
+	Message *Message
+	// Outcome is the ack the loop decided for the message: completed, failed, retry or dlq.
+	// It is empty when no ack follows: the handler settles messages itself (AutoAck off) and
+	// returned nil, or the lease was lost (Err then matches ErrLeaseLost).
+	Outcome Status
+	// Err is what the handler (after its middleware) returned; a panic is a *PanicError.
+	Err error
+	// Duration is how long the handler call took (for a BatchHandler, the whole batch's).
+	Duration time.Duration
+	// Panicked reports that the handler panicked.
+	Panicked bool
+}
+
+// AckedEvent is one ack item the broker answered.
+type AckedEvent struct {
+	Message *Message
+	Status  Status
+	Success bool   // the broker applied it
+	Error   string // why it was refused, when Success is false
+}
+
+// LeaseLostEvent is a lease the broker refused to renew.
+type LeaseLostEvent struct {
+	LeaseID, Queue string
+	// Messages are those of the lost batch the loop had not yet acked.
+	Messages []*Message
+}
+
+// WithHooks adds hooks to the client. Several WithHooks compose: each hook of every set is
+// called, in the order the options were given. Default: none.
+func WithHooks(h Hooks) Option {
+	return func(c *clientConfig) { c.hooks.add(h) }
+}
+
+// hookSet is every hook a client was given, one list per kind; an empty list costs a length
+// check at each call site.
+type hookSet struct {
+	request   []func(RequestEvent)
+	handled   []func(HandledEvent)
+	acked     []func(AckedEvent)
+	leaseLost []func(LeaseLostEvent)
+	logger    *slog.Logger
+}
+
+func (s *hookSet) add(h Hooks) {
+	if h.Request != nil {
+		s.request = append(s.request, h.Request)
+	}
+	if h.Handled != nil {
+		s.handled = append(s.handled, h.Handled)
+	}
+	if h.Acked != nil {
+		s.acked = append(s.acked, h.Acked)
+	}
+	if h.LeaseLost != nil {
+		s.leaseLost = append(s.leaseLost, h.LeaseLost)
+	}
+}
+
+func (s *hookSet) onRequest(e RequestEvent) {
+	for _, f := range s.request {
+		callHook(s.logger, "Request", f, e)
+	}
+}
+
+func (s *hookSet) onHandled(e HandledEvent) {
+	for _, f := range s.handled {
+		callHook(s.logger, "Handled", f, e)
+	}
+}
+
+func (s *hookSet) onAcked(e AckedEvent) {
+	for _, f := range s.acked {
+		callHook(s.logger, "Acked", f, e)
+	}
+}
+
+func (s *hookSet) onLeaseLost(e LeaseLostEvent) {
+	for _, f := range s.leaseLost {
+		callHook(s.logger, "LeaseLost", f, e)
+	}
+}
+
+// callHook calls one hook, turning its panic into a log line: a broken metrics callback must
+// not take a consume loop or a request down with it.
+func callHook[E any](logger *slog.Logger, kind string, f func(E), e E) {
+	defer func() {
+		if v := recover(); v != nil {
+			logger.Error("queen: "+kind+" hook panicked", "panic", fmt.Sprint(v),
+				"stack", string(debug.Stack()))
+		}
+	}()
+	f(e)
+}
+
+// attemptStarted is the transport's RequestLogHook: it numbers and times each try.
+func attemptStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
+	if a, ok := req.Context().Value(attemptKey{}).(*attempt); ok {
+		a.try, a.started = retry+1, time.Now()
+	}
+}
+
+// ended reports the try in flight to the Request hooks.
+func (a *attempt) ended(resp *http.Response, err error) {
+	e := RequestEvent{Method: a.req.method, Route: a.req.route, Server: a.current.base,
+		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
+	if e.Route == "" {
+		e.Route = routePatternOf(a.req.path)
+	}
+	if err != nil {
+		e.Err = a.c.transportError(a.req, err)
+	} else {
+		e.Status = resp.StatusCode
+	}
+	a.c.hooks.onRequest(e)
+}
+
+// handled tells the Handled hooks the outcome of one message a loop handed to its handler.
+func (l *consumer) handled(m *Message, outcome Status, err error, took time.Duration) {
+	if len(l.c.hooks.handled) == 0 {
+		return
+	}
+	var p *PanicError
+	l.c.hooks.onHandled(HandledEvent{Message: m, Outcome: outcome, Err: err, Duration: took,
+		Panicked: errors.As(err, &p)})
+}
+
+// leaseLost tells the LeaseLost hooks that the broker refused to renew b's lease.
+func (l *consumer) leaseLost(b *leasedBatch) {
+	if len(l.c.hooks.leaseLost) == 0 {
+		return
+	}
+	first := b.msgs[0]
+	l.c.hooks.onLeaseLost(LeaseLostEvent{LeaseID: first.LeaseID, Queue: first.Queue, Messages: b.msgs})
+}

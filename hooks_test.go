@@ -1,0 +1,392 @@
+package queen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// hookLog records every hook call, in order.
+type hookLog struct {
+	mu        sync.Mutex
+	requests  []RequestEvent
+	handled   []HandledEvent
+	acked     []AckedEvent
+	leaseLost []LeaseLostEvent
+}
+
+func (h *hookLog) hooks() Hooks {
+	return Hooks{
+		Request:   func(e RequestEvent) { h.mu.Lock(); h.requests = append(h.requests, e); h.mu.Unlock() },
+		Handled:   func(e HandledEvent) { h.mu.Lock(); h.handled = append(h.handled, e); h.mu.Unlock() },
+		Acked:     func(e AckedEvent) { h.mu.Lock(); h.acked = append(h.acked, e); h.mu.Unlock() },
+		LeaseLost: func(e LeaseLostEvent) { h.mu.Lock(); h.leaseLost = append(h.leaseLost, e); h.mu.Unlock() },
+	}
+}
+
+func (h *hookLog) requestLines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, e := range h.requests {
+		out = append(out, fmt.Sprintf("%s %s #%d %d", e.Method, e.Route, e.Attempt, e.Status))
+	}
+	return out
+}
+
+func (h *hookLog) ackedLines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, e := range h.acked {
+		out = append(out, fmt.Sprintf("%s %s %v", e.Message.TransactionID, e.Status, e.Success))
+	}
+	return out
+}
+
+func (h *hookLog) handledLines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, e := range h.handled {
+		out = append(out, fmt.Sprintf("%s %q panicked=%v", e.Message.TransactionID, e.Outcome, e.Panicked))
+	}
+	return out
+}
+
+// Every attempt reaches the Request hook with its route pattern, never a name, and its number.
+func TestHooksSeeEveryAttemptWithItsRoutePattern(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	proxy, url := newCounting(t, srv.Handler())
+	var rec hookLog
+	c := newTestClient(t, url, WithHooks(rec.hooks()))
+
+	var failedOnce atomic.Bool
+	proxy.setOverride(func(r *http.Request) (int, bool) {
+		return http.StatusServiceUnavailable, r.URL.Path == "/api/v1/push" && !failedOnce.Swap(true)
+	})
+	_, err := c.Queue("secret-queue").Partition("secret-part").Push(t.Context(), PushItem{Data: 1}, PushItem{Data: 2})
+	require.NoError(t, err)
+	msgs, err := c.Queue("secret-queue").Partition("secret-part").Batch(1).Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	_, err = msgs[0].Renew(t.Context(), time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, msgs[0].Ack(t.Context()))
+	_, err = c.Queue("secret-queue").Pop(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, c.Do(t.Context(), http.MethodDelete, "/api/v1/resources/queues/secret-queue", nil, nil, nil))
+
+	assert.Equal(t, []string{
+		"POST /api/v1/push #1 503",
+		"POST /api/v1/push #2 201",
+		"GET /api/v1/pop/queue/{queue}/partition/{partition} #1 200",
+		"POST /api/v1/lease/{leaseId}/extend #1 200",
+		"POST /api/v1/ack #1 200",
+		"GET /api/v1/pop/queue/{queue} #1 200",
+		"DELETE /api/v1/resources/queues/{queue} #1 200",
+	}, rec.requestLines())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, e := range rec.requests {
+		assert.NotContains(t, e.Route, "secret")
+		assert.Equal(t, url, e.Server)
+		assert.NoError(t, e.Err)
+		assert.Positive(t, e.Duration)
+	}
+	assert.Equal(t, 2, rec.requests[0].Items, "a push reports its items")
+	assert.Equal(t, 1, rec.requests[4].Items, "an ack reports its item")
+}
+
+// An attempt that got no answer reaches the hook with its error and status 0.
+func TestHooksSeeAFailedAttempt(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	proxy, url := newCounting(t, srv.Handler())
+	var rec hookLog
+	c := newTestClient(t, url, WithHooks(rec.hooks()), WithRetry(0, 0, 0))
+	proxy.setOverride(func(*http.Request) (int, bool) { return 0, true }) // drop the connection
+	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1})
+	require.Error(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.requests, 1)
+	e := rec.requests[0]
+	assert.Equal(t, 0, e.Status)
+	assert.Equal(t, 1, e.Attempt)
+	assert.Error(t, e.Err)
+}
+
+func TestRoutePatternOf(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string]string{
+		"/health":                                      "/health",
+		"/api/v1/consumer-groups/lagging":              "/api/v1/consumer-groups/lagging",
+		"/api/v1/consumer-groups/billing":              "/api/v1/consumer-groups/{group}",
+		"/api/v1/consumer-groups/g/queues/q/seek":      "/api/v1/consumer-groups/{group}/queues/{queue}/seek",
+		"/api/v1/dlq/123/replay":                       "/api/v1/dlq/{id}/replay",
+		"/api/v1/messages/pid/tx":                      "/api/v1/messages/{partitionId}/{transactionId}",
+		"/api/v1/some/new/route/with/names":            "/api/v1/{unknown}",
+		"/metrics":                                     "/{unknown}",
+		"/api/v1/status/queues/orders/messages":        "/api/v1/status/queues/{queue}/messages",
+		"/api/v1/pop/queue/orders/partition/p%2F1":     "/api/v1/pop/queue/{queue}/partition/{partition}",
+		"/api/v1/lease/01a22945-dbbd-7000-ae31/extend": "/api/v1/lease/{leaseId}/extend",
+	} {
+		assert.Equal(t, want, routePatternOf(path), path)
+	}
+}
+
+// The Acked hook sees every ack item the broker answered, through every way of acking.
+func TestHooksSeeEveryAck(t *testing.T) {
+	t.Parallel()
+	_, c := brokerAndClient(t)
+	var rec hookLog
+	c.hooks.add(rec.hooks())
+	pushN(t, c, "acks", "p", 5)
+	msgs, err := c.Queue("acks").Batch(5).Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 5)
+
+	require.NoError(t, msgs[0].Ack(t.Context()))
+	_, err = c.AckBatch(t.Context(), []AckItem{{Message: msgs[1]}, {Message: msgs[2], Status: StatusCompleted}})
+	require.NoError(t, err)
+	_, err = c.Transaction().Ack(msgs[3], StatusCompleted).Push("elsewhere", PushItem{Data: 1}).Commit(t.Context())
+	require.NoError(t, err)
+	// A transaction the broker rolls back: the ack names a lease the message does not have.
+	stranger := &Message{ID: msgs[4].ID, TransactionID: msgs[4].TransactionID, PartitionID: msgs[4].PartitionID,
+		LeaseID: "00000000-0000-4000-8000-000000000000", ConsumerGroup: msgs[4].ConsumerGroup, client: c}
+	_, err = c.Transaction().Ack(stranger, StatusCompleted).Commit(t.Context())
+	require.ErrorIs(t, err, ErrTransactionFailed)
+
+	pushN(t, c, "loop", "p", 2)
+	require.NoError(t, c.Queue("loop").Limit(2).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil }))
+
+	assert.Equal(t, []string{
+		"p-0 completed true",
+		"p-1 completed true",
+		"p-2 completed true",
+		"p-3 completed true",
+		"p-4 completed false",
+		"p-0 completed true",
+		"p-1 completed true",
+	}, rec.ackedLines())
+}
+
+// Handled sees each outcome the loop decided, with the handler's error and the panic flag.
+func TestHooksSeeEveryOutcome(t *testing.T) {
+	t.Parallel()
+	_, c := brokerAndClient(t)
+	var rec hookLog
+	c.hooks.add(rec.hooks())
+	pushN(t, c, "outcomes", "p", 4)
+	boom := errors.New("boom")
+	err := c.Queue("outcomes").Limit(4).Each().Consume(testCtx(t), func(_ context.Context, m *Message) error {
+		switch m.TransactionID {
+		case "p-0":
+			return nil
+		case "p-1":
+			if m.DeliveryAttempt == 1 {
+				return Retry(boom)
+			}
+			return DeadLetter(boom)
+		case "p-2":
+			panic("at the disco")
+		}
+		return boom
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{
+		`p-0 "completed" panicked=false`,
+		`p-1 "retry" panicked=false`,
+		`p-1 "dlq" panicked=false`,
+		`p-2 "failed" panicked=true`,
+	}, rec.handledLines())
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	assert.ErrorIs(t, rec.handled[1].Err, boom)
+	var p *PanicError
+	assert.ErrorAs(t, rec.handled[3].Err, &p)
+}
+
+// A refused renewal reaches LeaseLost with the batch, and Handled with no outcome.
+func TestHooksSeeALostLease(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	c := newTestClient(t, srv.URL())
+	var rec hookLog
+	c.hooks.add(rec.hooks())
+	clock, renewed := useManualRenewClock(c)
+	pushN(t, c, "lost", "p", 1)
+
+	started := make(chan struct{}, 1)
+	done := runConsume(func() error {
+		return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(1).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				started <- struct{}{}
+				<-ctx.Done()
+				return ctx.Err()
+			})
+	})
+	wait(t, started, "the handler")
+	srv.Advance(11 * time.Second)
+	clock.Advance(5 * time.Second)
+	assert.ErrorIs(t, wait(t, renewed, "the renewal"), ErrLeaseExpired)
+	require.NoError(t, wait(t, done, "Consume to return"))
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.leaseLost, 1)
+	assert.Equal(t, "lost", rec.leaseLost[0].Queue)
+	require.Len(t, rec.leaseLost[0].Messages, 1)
+	assert.Equal(t, rec.leaseLost[0].Messages[0].LeaseID, rec.leaseLost[0].LeaseID)
+	require.Len(t, rec.handled, 1)
+	assert.Empty(t, rec.handled[0].Outcome)
+	assert.ErrorIs(t, rec.handled[0].Err, ErrLeaseLost)
+	assert.Empty(t, rec.acked, "nothing of a lost batch is acked")
+}
+
+// Hooks that panic are logged, and the loop and the requests go on.
+func TestPanickingHooksDoNotStopTheLoop(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	var logs testutil.LogBuffer
+	c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)),
+		WithHooks(Hooks{
+			Request:   func(RequestEvent) { panic("request hook") },
+			Handled:   func(HandledEvent) { panic("handled hook") },
+			Acked:     func(AckedEvent) { panic("acked hook") },
+			LeaseLost: func(LeaseLostEvent) { panic("lease hook") },
+		}))
+	pushN(t, c, "panics", "p", 3)
+	var calls atomic.Int32
+	err := c.Queue("panics").Batch(1).Limit(3).Each().Consume(testCtx(t), func(context.Context, *Message) error {
+		calls.Add(1)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.EqualValues(t, 3, calls.Load())
+	assert.Empty(t, drain(t, c, "panics"), "every message was acked")
+	out := logs.String()
+	for _, kind := range []string{"Request", "Handled", "Acked"} {
+		assert.Contains(t, out, "queen: "+kind+" hook panicked")
+	}
+}
+
+// Several WithHooks compose: each is called, in the order given.
+func TestWithHooksCompose(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	var mu sync.Mutex
+	var order []string
+	hook := func(name string) Hooks {
+		return Hooks{Request: func(RequestEvent) { mu.Lock(); order = append(order, name); mu.Unlock() }}
+	}
+	c := newTestClient(t, srv.URL(), WithHooks(hook("a")), WithHooks(Hooks{}), WithHooks(hook("b")))
+	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a", "b"}, order)
+}
+
+// Middleware runs client's outside the loop's, each in the order given, around the handler,
+// with the ctx each passes on; its return is the outcome.
+func TestMiddlewareOrderAndOutcome(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	var mu sync.Mutex
+	var trace []string
+	type key struct{}
+	mw := func(name string) Middleware {
+		return func(ctx context.Context, msgs []*Message, next func(context.Context) error) error {
+			mu.Lock()
+			trace = append(trace, name+">"+strings.Repeat("m", len(msgs)))
+			mu.Unlock()
+			err := next(context.WithValue(ctx, key{}, name))
+			mu.Lock()
+			trace = append(trace, "<"+name)
+			mu.Unlock()
+			return err
+		}
+	}
+	// The innermost middleware completes what the handler failed.
+	forgive := func(ctx context.Context, _ []*Message, next func(context.Context) error) error {
+		_ = next(ctx)
+		return nil
+	}
+	var rec hookLog
+	c := newTestClient(t, srv.URL(), WithMiddleware(mw("client1"), mw("client2")), WithHooks(rec.hooks()))
+	pushN(t, c, "mw", "p", 1)
+	var seen any
+	err := c.Queue("mw").Use(mw("loop1")).Use(mw("loop2"), forgive).Limit(1).Each().
+		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			seen = ctx.Value(key{})
+			mu.Lock()
+			trace = append(trace, "handler")
+			mu.Unlock()
+			return errors.New("forgiven")
+		})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"client1>m", "client2>m", "loop1>m", "loop2>m", "handler",
+		"<loop2", "<loop1", "<client2", "<client1"}, trace)
+	assert.Equal(t, "loop2", seen, "the handler gets the ctx the innermost middleware passed")
+	assert.Equal(t, []string{`p-0 "completed" panicked=false`}, rec.handledLines())
+	assert.Empty(t, drain(t, c, "mw"), "the message was completed")
+}
+
+// A BatchHandler's middleware sees the whole batch; a handler's panic reaches it as a
+// *PanicError, and a middleware's own panic is recovered like a handler's.
+func TestMiddlewareSeesBatchesAndPanics(t *testing.T) {
+	t.Parallel()
+	_, c := brokerAndClient(t)
+	var rec hookLog
+	c.hooks.add(rec.hooks())
+	pushN(t, c, "mwb", "p", 3)
+	var sizes []int
+	var seenPanic bool
+	err := c.Queue("mwb").Batch(3).Limit(3).Use(func(ctx context.Context, msgs []*Message, next func(context.Context) error) error {
+		sizes = append(sizes, len(msgs))
+		err := next(ctx)
+		var p *PanicError
+		seenPanic = errors.As(err, &p)
+		return DeadLetter(err)
+	}).Consume(testCtx(t), func(context.Context, []*Message) error { panic("batch") })
+	require.NoError(t, err)
+	assert.Equal(t, []int{3}, sizes)
+	assert.True(t, seenPanic)
+	assert.Equal(t, []string{`p-0 "dlq" panicked=true`, `p-1 "dlq" panicked=true`, `p-2 "dlq" panicked=true`},
+		rec.handledLines())
+	assert.Len(t, deadLetters(t, c, "mwb"), 3)
+
+	pushN(t, c, "mwp", "p", 1)
+	err = c.Queue("mwp").Limit(1).Use(func(context.Context, []*Message, func(context.Context) error) error {
+		panic("middleware")
+	}).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+	require.NoError(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	last := rec.handled[len(rec.handled)-1]
+	assert.Equal(t, StatusFailed, last.Outcome)
+	assert.True(t, last.Panicked)
+}
+
+func TestNilMiddlewareIsRefused(t *testing.T) {
+	t.Parallel()
+	_, err := New("http://127.0.0.1:1", WithMiddleware(nil))
+	assert.ErrorIs(t, err, ErrInvalidOption)
+	c := newTestClient(t, "http://127.0.0.1:1")
+	err = c.Queue("q").Use(nil).Each().Consume(t.Context(), func(context.Context, *Message) error { return nil })
+	assert.ErrorIs(t, err, ErrInvalidOption)
+	assert.ErrorContains(t, err, "Use")
+}
