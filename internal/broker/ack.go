@@ -148,7 +148,9 @@ func (e *Engine) applyAcks(accepted []acceptedAck, results []AckResult) {
 		}
 		switch a.status {
 		case ackCompleted:
+			before := gc.cursor
 			gc.moveTo(a.off)
+			e.consumed(gc, before, 0)
 			res.LeaseReleased = e.endIfReached(gc)
 		case ackFailed:
 			if gc.retries < gc.p.q.retryLimit {
@@ -171,6 +173,8 @@ func (e *Engine) applyAcks(accepted []acceptedAck, results []AckResult) {
 // giveUp files (or drops) the message and moves the cursor to it (R70, R72, R93).
 func (e *Engine) giveUp(gc *cursorState, off int64, errText string) (filed, released bool) {
 	filed = e.fileDeadLetter(gc, off, errText)
+	before := gc.cursor
 	gc.moveTo(off)
+	e.consumed(gc, before, 1)
 	return filed, e.endIfReached(gc)
 }

@@ -41,6 +41,7 @@ func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool
 		d = &deadLetter{id: uuid.NewString(), p: gc.p, off: off, group: gc.group}
 		e.dead[d.id] = d
 		e.deadBy[key] = d
+		gc.p.noteDeadLetter(d)
 	}
 	d.errMsg, d.retryCount, d.failedAt = errText, gc.retries, e.now()
 	return true
@@ -48,6 +49,7 @@ func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool
 
 func (e *Engine) dropDeadLetter(d *deadLetter) {
 	delete(e.dead, d.id)
+	d.p.forgetDeadLetter(d)
 	delete(e.deadBy, deadKey{d.p, d.off, d.group})
 }
 

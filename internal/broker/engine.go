@@ -43,6 +43,8 @@ type Engine struct {
 	wake      map[string]struct{}  // queues whose waiting pops need a fresh look
 	closed    bool
 
+	rates throughput // messages stored and finished per second, for the overview (R170)
+
 	parked func() // called once a pop has started waiting; lets tests know without sleeping
 
 	changes changeFeed // wakes readers waiting for a change of state

@@ -14,6 +14,8 @@ type cursorState struct {
 	retryOff int64 // the message that last spent it (R92)
 
 	attempts []int32 // deliveries per offset, kept across seeks (R57, R58)
+
+	consumption consumption // introspection's counters (R156)
 }
 
 // cursorOf returns the group's cursor in p, placing a new one at the group's start (R102, R108).

@@ -85,6 +85,9 @@ func (e *Engine) endHold(gc *cursorState, why endReason) {
 	l := gc.lease
 	gc.lease = nil
 	l.held--
+	if why == endReached {
+		gc.p.stats.batchesConsumed++
+	}
 	if why != endReached {
 		l.spoiled = true
 	}

@@ -24,6 +24,7 @@ type partition struct {
 	msgs     []storedMessage
 	byTx     map[string]int64
 	groups   map[string]*cursorState
+	stats    partitionStats // introspection's counters
 }
 
 func (p *partition) lastOffset() int64 { return int64(len(p.msgs)) - 1 }
@@ -53,6 +54,7 @@ func (e *Engine) store(p *partition, txID string, traceID *string, data json.Raw
 		id: newMessageID(), txID: txID, traceID: traceID, data: data, createdAt: now, seq: e.seq,
 	})
 	p.byTx[txID] = off
+	e.rates.ingested.add(now, 1)
 	e.markWake(p.q.name)
 	return off
 }

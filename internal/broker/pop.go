@@ -20,6 +20,7 @@ type claim struct {
 	gc                       *cursorState
 	prevCursor, prevRetryOff int64
 	prevRetries              int
+	prevConsumption          consumption
 	first, last              int64
 }
 
@@ -248,9 +249,11 @@ func (e *Engine) claim(q *queue, group string, m *groupMeta, ready []*cursorStat
 		if budget == 0 {
 			break
 		}
-		c := claim{gc: gc, prevCursor: gc.cursor, prevRetries: gc.retries, prevRetryOff: gc.retryOff}
+		c := claim{gc: gc, prevCursor: gc.cursor, prevRetries: gc.retries, prevRetryOff: gc.retryOff, prevConsumption: gc.consumption}
 		if m.conflation {
+			before := gc.cursor
 			gc.moveTo(gc.p.lastOffset() - 1) // older messages are done for the group (R36)
+			e.skipped(gc, before)
 		}
 		first := gc.cursor + 1
 		last := min(gc.p.lastOffset(), gc.cursor+budget)
@@ -260,7 +263,10 @@ func (e *Engine) claim(q *queue, group string, m *groupMeta, ready []*cursorStat
 		budget -= last - first + 1
 		res.PartitionsClaimed++
 		if autoAck {
+			before := gc.cursor
 			gc.moveTo(last)
+			e.consumed(gc, before, 0)
+			gc.p.stats.batchesConsumed++
 		} else {
 			gc.lease, gc.first, gc.last = l, first, last
 			l.holds = append(l.holds, gc)
@@ -314,6 +320,10 @@ func (e *Engine) undo(g *grant) {
 		}
 		if unmoved {
 			gc.cursor, gc.retries, gc.retryOff = c.prevCursor, c.prevRetries, c.prevRetryOff
+			if l == nil && gc.consumption != c.prevConsumption { // an autoAck pop taken back
+				gc.consumption = c.prevConsumption
+				gc.p.stats.batchesConsumed--
+			}
 		}
 		e.markWake(gc.p.q.name)
 	}

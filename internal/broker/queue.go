@@ -19,6 +19,7 @@ const (
 type queue struct {
 	id, name, namespace, task string
 	order                     int64
+	created                   time.Time
 
 	leaseTime       int // seconds; 0 means 60 (R60)
 	retryLimit      int
@@ -40,6 +41,7 @@ func (e *Engine) queueFor(name string) *queue {
 		id:              uuid.NewString(),
 		name:            name,
 		order:           e.queueSeq,
+		created:         e.now(),
 		leaseTime:       defaultLeaseSeconds,
 		retryLimit:      defaultRetryLimit,
 		deadLetterQueue: true,
@@ -70,6 +72,7 @@ func (e *Engine) partitionFor(q *queue, name string) *partition {
 		order:  e.partitionSeq,
 		byTx:   make(map[string]int64),
 		groups: make(map[string]*cursorState),
+		stats:  partitionStats{created: e.now()},
 	}
 	q.parts = append(q.parts, p)
 	q.byName[name] = p

@@ -15,7 +15,7 @@ func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult
 	}
 	m := q.groups[group]
 	if m == nil {
-		m = &groupMeta{batch: minAutopilotBatch, start: startNew, seq: e.seq}
+		m = &groupMeta{batch: minAutopilotBatch, start: startNew, seq: e.seq, decidedAt: e.now()}
 		if !toEnd {
 			m.start, m.from = startFrom, ts.UTC()
 		}

@@ -18,6 +18,7 @@ type groupMeta struct {
 	from       time.Time
 	conflation bool
 	batch      int
+	decidedAt  time.Time // when the start was decided, for introspection (R161)
 
 	// decidedBy is the waiting pop whose arrival decided the start, while no other pop of the
 	// group has used it; if that pop is abandoned the decision is forgotten (R142).
@@ -44,6 +45,7 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 		return m
 	}
 	m := newStart(group, r, arrival, w)
+	m.decidedAt = e.now()
 	q.groups[group] = m
 	return m
 }
@@ -66,7 +68,9 @@ func (e *Engine) decidePending(queueName, group string, r *PopRequest, arrival i
 		groups = make(map[string]*groupMeta)
 		e.pending[queueName] = groups
 	}
-	groups[group] = newStart(group, r, arrival, w)
+	m := newStart(group, r, arrival, w)
+	m.decidedAt = e.now()
+	groups[group] = m
 }
 
 func newStart(group string, r *PopRequest, arrival int64, w *waiter) *groupMeta {

@@ -1,0 +1,312 @@
+package broker
+
+import (
+	"container/heap"
+	"errors"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
+)
+
+// Errors of the message routes, answered 404.
+var (
+	ErrPartitionNotFound = errors.New("partition not found")
+	ErrMessageNotFound   = errors.New("message not found")
+)
+
+// Message statuses (R166).
+const (
+	statusPending    = "pending"
+	statusProcessing = "processing"
+	statusCompleted  = "completed"
+	statusDeadLetter = "dead_letter"
+)
+
+// BrowseQuery is a validated GET /api/v1/messages (R164, R165). Nil pointers do not filter.
+type BrowseQuery struct {
+	Queue, Partition string
+	Status           string // "" or one of the R166 statuses
+	From, To         *time.Time
+	FromOffset       *int64 // only with Partition
+	Ascending        bool
+	Limit, Offset    int
+	Payload          bool
+	Namespace, Task  *string
+}
+
+// Browse lists a queue's messages without leasing them (R164–R167).
+func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q := e.queues[bq.Queue]
+	if q == nil {
+		return wire.MessageList{}, ErrQueueNotFound
+	}
+	parts := q.parts
+	if bq.Partition != "" {
+		p := q.byName[bq.Partition]
+		if p == nil {
+			return wire.MessageList{}, ErrPartitionNotFound
+		}
+		parts = []*partition{p}
+	}
+	now := e.now()
+	groups := attachedGroups(q)
+	out := wire.MessageList{Messages: []wire.MessageEntry{}, Mode: modeOf(groups)}
+	if (bq.Namespace != nil && *bq.Namespace != q.namespace) || (bq.Task != nil && *bq.Task != q.task) {
+		return out, nil
+	}
+	m := &merge{desc: !bq.Ascending}
+	for _, p := range parts {
+		lo, hi := int64(0), p.lastOffset()
+		if bq.From != nil {
+			lo = max(lo, p.firstAtOrAfter(*bq.From))
+		}
+		if bq.To != nil {
+			hi = min(hi, p.firstAfter(*bq.To)-1)
+		}
+		if bq.FromOffset != nil {
+			if bq.Ascending {
+				lo = max(lo, *bq.FromOffset)
+			} else {
+				hi = min(hi, *bq.FromOffset)
+			}
+		}
+		if lo > hi {
+			continue
+		}
+		look := lookAt(p, groups, now)
+		if bq.Ascending {
+			m.heads = append(m.heads, &mergeHead{look: look, off: lo, end: hi})
+		} else {
+			m.heads = append(m.heads, &mergeHead{look: look, off: hi, end: lo})
+		}
+	}
+	heap.Init(m)
+	skip := bq.Offset
+	for m.Len() > 0 && len(out.Messages) < bq.Limit {
+		h := m.heads[0]
+		off := h.off
+		if h.off == h.end {
+			heap.Pop(m)
+		} else {
+			if m.desc {
+				h.off--
+			} else {
+				h.off++
+			}
+			heap.Fix(m, 0)
+		}
+		if bq.Status != "" {
+			if status, _ := h.look.status(off); status != bq.Status {
+				continue
+			}
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		out.Messages = append(out.Messages, h.look.entry(off, bq.Payload))
+	}
+	return out, nil
+}
+
+// firstAfter is the offset of the first message created after t (R139).
+func (p *partition) firstAfter(t time.Time) int64 {
+	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].createdAt.After(t) }))
+}
+
+// merge walks several partitions in storage order, newest or oldest first (R165).
+type merge struct {
+	desc  bool
+	heads []*mergeHead
+}
+
+type mergeHead struct {
+	look     *partitionLook
+	off, end int64 // next offset to take, and the last one in the walk's direction
+}
+
+func (m *merge) Len() int { return len(m.heads) }
+func (m *merge) Less(i, j int) bool {
+	a, b := m.heads[i].look.p.msgs[m.heads[i].off].seq, m.heads[j].look.p.msgs[m.heads[j].off].seq
+	if m.desc {
+		return a > b
+	}
+	return a < b
+}
+func (m *merge) Swap(i, j int) { m.heads[i], m.heads[j] = m.heads[j], m.heads[i] }
+func (m *merge) Push(x any)    { m.heads = append(m.heads, x.(*mergeHead)) }
+func (m *merge) Pop() any {
+	h := m.heads[len(m.heads)-1]
+	m.heads = m.heads[:len(m.heads)-1]
+	return h
+}
+
+// modeOf describes which kinds of group read a queue (R167).
+func modeOf(groups []string) wire.MessageMode {
+	mode := wire.MessageMode{}
+	for _, g := range groups {
+		if g == QueueMode {
+			mode.HasQueueMode = true
+		} else {
+			mode.BusGroupsCount++
+		}
+	}
+	switch {
+	case mode.HasQueueMode && mode.BusGroupsCount > 0:
+		mode.Type = "hybrid"
+	case mode.HasQueueMode:
+		mode.Type = "queue"
+	case mode.BusGroupsCount > 0:
+		mode.Type = "bus"
+	default:
+		mode.Type = "none"
+	}
+	return mode
+}
+
+// partitionLook is what a browse needs to know of one partition's groups, computed once:
+// O(groups) per partition, then O(log groups) per message (R173).
+type partitionLook struct {
+	p        *partition
+	qm       *groupView  // queue mode's view, nil when it is not attached
+	named    []groupView // the attached named groups
+	namedPos []int64     // their positions, ascending
+}
+
+func lookAt(p *partition, groups []string, now time.Time) *partitionLook {
+	look := &partitionLook{p: p}
+	for _, g := range groups {
+		v := viewOf(p, g, p.q.groups[g], now)
+		if g == QueueMode {
+			look.qm = &v
+			continue
+		}
+		look.named = append(look.named, v)
+		look.namedPos = append(look.namedPos, v.pos)
+	}
+	slices.Sort(look.namedPos)
+	return look
+}
+
+// inBatch reports whether off is in the view's live leased batch above its position.
+func (v *groupView) inBatch(off int64) bool {
+	return v.live != nil && off > v.pos && off >= v.leaseFirst && off <= v.leaseLast
+}
+
+// viewStatus is a G-view without the group's own dead letters (R166).
+func (v *groupView) viewStatus(off int64) string {
+	switch {
+	case off <= v.pos:
+		return statusCompleted
+	case v.inBatch(off):
+		return statusProcessing
+	}
+	return statusPending
+}
+
+// consumedBy counts the named groups whose position is at or past off.
+func (l *partitionLook) consumedBy(off int64) int64 {
+	i, _ := slices.BinarySearch(l.namedPos, off)
+	return int64(len(l.namedPos) - i)
+}
+
+// status is an entry's status and queueStatus (R166).
+func (l *partitionLook) status(off int64) (status, queueStatus string) {
+	if len(l.p.stats.deadAt[off]) > 0 {
+		return statusDeadLetter, statusDeadLetter
+	}
+	queueStatus = statusPending
+	if l.qm != nil {
+		queueStatus = l.qm.viewStatus(off)
+		return queueStatus, queueStatus
+	}
+	switch {
+	case len(l.named) == 0:
+		return statusPending, queueStatus
+	case l.consumedBy(off) == int64(len(l.named)):
+		return statusCompleted, queueStatus
+	}
+	for i := range l.named {
+		if l.named[i].inBatch(off) {
+			return statusProcessing, queueStatus
+		}
+	}
+	return statusPending, queueStatus
+}
+
+// entry builds §2.3's message entry for the message at off (R167).
+func (l *partitionLook) entry(off int64, payload bool) wire.MessageEntry {
+	p, q, m := l.p, l.p.q, &l.p.msgs[off]
+	status, queueStatus := l.status(off)
+	e := wire.MessageEntry{
+		ID: m.id, TransactionID: m.txID, PartitionID: p.id, Partition: p.name, Queue: q.name,
+		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority(),
+		Offset: ptr(off), TraceID: m.traceID, CreatedAt: wire.At(m.createdAt),
+		Status: status, QueueStatus: queueStatus,
+		BusStatus: wire.BusStatus{ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named))},
+	}
+	if l.qm != nil && l.qm.live != nil && off >= l.qm.leaseFirst && off <= l.qm.leaseLast {
+		e.LeaseExpiresAt = wire.AtOrNil(l.qm.live.expires)
+	}
+	if payload {
+		e.Payload = wire.Value(m.data)
+	}
+	return e
+}
+
+// Message answers one message's detail (R168), or ErrMessageNotFound.
+func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	p := e.partitions[partitionID]
+	if p == nil {
+		return wire.MessageDetail{}, ErrMessageNotFound
+	}
+	off, ok := p.byTx[transactionID]
+	if !ok {
+		return wire.MessageDetail{}, ErrMessageNotFound
+	}
+	now := e.now()
+	q := p.q
+	groups := attachedGroups(q)
+	look := lookAt(p, groups, now)
+	d := wire.MessageDetail{
+		MessageEntry: look.entry(off, true),
+		QueueConfig: wire.MessageQueueConf{
+			LeaseTime: int64(q.leaseTime), RetryLimit: int64(q.retryLimit),
+			RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"), Priority: q.priority(),
+		},
+		Mode:           modeOf(groups),
+		ConsumerGroups: make([]wire.MessageGroup, 0, len(groups)),
+	}
+	d.Mode.ConsumedByGroups = ptr(d.BusStatus.ConsumedBy)
+	var latest *deadLetter
+	for _, dl := range p.stats.deadAt[off] {
+		if latest == nil || dl.failedAt.After(latest.failedAt) {
+			latest = dl
+		}
+	}
+	if latest != nil {
+		d.ErrorMessage, d.RetryCount = ptr(latest.errMsg), ptr(int64(latest.retryCount))
+	}
+	for _, g := range groups {
+		v := viewOf(p, g, q.groups[g], now)
+		status := v.viewStatus(off)
+		if e.deadBy[deadKey{p, off, g}] != nil {
+			status = statusDeadLetter
+		}
+		mg := wire.MessageGroup{Name: g, Consumed: off <= v.pos, Status: ptr(status), DeliveryAttempt: ptr(int64(0))}
+		if v.live != nil && off >= v.leaseFirst && off <= v.leaseLast {
+			mg.LeaseExpiresAt = wire.AtOrNil(v.live.expires)
+		}
+		if v.gc != nil && off < int64(len(v.gc.attempts)) {
+			mg.DeliveryAttempt = ptr(int64(v.gc.attempts[off]))
+		}
+		d.ConsumerGroups = append(d.ConsumerGroups, mg)
+	}
+	return d, nil
+}

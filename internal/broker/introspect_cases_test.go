@@ -1,0 +1,217 @@
+package broker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/wire"
+)
+
+func groupPart(t *testing.T, e *Engine, group, queue, partition string) wire.GroupPartition {
+	t.Helper()
+	d, err := e.ConsumerGroup(group, queue)
+	require.NoError(t, err)
+	for _, p := range d[queue].Partitions {
+		if p.Partition == partition {
+			return p
+		}
+	}
+	t.Fatalf("no partition %s for %s on %s", partition, group, queue)
+	return wire.GroupPartition{}
+}
+
+// R155, R157: an unread queue shows every message pending, with queue mode's time lag from
+// offset 0; no group is reported on it.
+func TestUnreadQueueCountsEverythingPending_R155_R157(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b", "c")
+	f.clock.Advance(90 * time.Second)
+	d, err := f.e.QueueDetail("q")
+	require.NoError(t, err)
+	assert.Equal(t, wire.Counts{Total: 3, Pending: 3}, d.Totals.Counts)
+	assert.Equal(t, epoch, d.Partitions[0].OldestMessage.Time)
+	assert.Empty(t, f.e.ConsumerGroups(""))
+	o := f.e.Overview()
+	assert.Equal(t, wire.LagStats{Min: 3, Max: 3, Avg: 3, Median: 3}, o.Lag.Offset)
+	assert.Equal(t, wire.LagStats{Min: 90, Max: 90, Avg: 90, Median: 90}, o.Lag.Time)
+}
+
+// R36, R155, R156: a conflating group owes at most the newest message; its time lag is that
+// message's age once no lease is live; its skip is consumption time but finishes nothing.
+func TestConflatingGroupLag_R36_R155_R156(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b", "c")
+	res := f.pop(PopRequest{Queue: "q", Group: "c", Conflation: true, SubscriptionMode: "all"})
+	require.Equal(t, []string{"c"}, txIDs(res.Messages))
+	gp := groupPart(t, f.e, "c", "q", "Default")
+	assert.Equal(t, int64(1), *gp.Cursor)
+	assert.Equal(t, int64(1), *gp.Processing)
+	assert.Equal(t, int64(0), *gp.Pending)
+	assert.Equal(t, epoch, gp.LastConsumedAt.Time, "the skip is a forward move")
+	assert.Equal(t, int64(0), gp.TotalConsumed, "a conflating skip finishes nothing")
+
+	f.clock.Advance(10 * time.Second)
+	f.push("q", "", "d", "e")
+	f.clock.Advance(5 * time.Second)
+	gp = groupPart(t, f.e, "c", "q", "Default")
+	assert.Equal(t, int64(1), *gp.Pending, "at most the newest")
+	assert.Equal(t, int64(2), gp.OffsetLag)
+	assert.Equal(t, int64(15), gp.TimeLagSeconds, "oldest owed is the leased c")
+
+	f.ack(ackOf(res.Messages[0], "completed"))
+	gp = groupPart(t, f.e, "c", "q", "Default")
+	assert.Equal(t, int64(1), gp.OffsetLag)
+	assert.Equal(t, int64(5), gp.TimeLagSeconds, "the newest, e, is owed")
+	assert.Equal(t, int64(1), gp.TotalConsumed)
+	sum := f.e.ConsumerGroups("q")
+	require.Len(t, sum, 1)
+	assert.True(t, *sum[0].Conflation)
+}
+
+// R153, R155: an expired lease counts as expired before its timer fires.
+func TestExpiredLeaseCountsAsExpiredBeforeItsTimer_R153(t *testing.T) {
+	t.Parallel()
+	clock := &lazyClock{ManualClock: NewManualClock(epoch)}
+	e := New(clock)
+	t.Cleanup(e.Close)
+	e.Push([]PushItem{{Queue: "q", TransactionID: "a"}, {Queue: "q", TransactionID: "b"}})
+	res, err := e.Pop(t.Context(), PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all", Batch: 2, LeaseSeconds: 10})
+	require.NoError(t, err)
+	require.Len(t, res.Messages, 2)
+	gp := groupPart(t, e, "g", "q", "Default")
+	assert.True(t, gp.LeaseActive)
+	assert.Equal(t, int64(2), *gp.Processing)
+
+	clock.Advance(10 * time.Second) // the timer never fires on this clock
+	gp = groupPart(t, e, "g", "q", "Default")
+	assert.False(t, gp.LeaseActive)
+	assert.Nil(t, gp.WorkerID)
+	assert.Nil(t, gp.LeaseExpiresAt)
+	assert.Equal(t, int64(0), *gp.Processing)
+	assert.Equal(t, int64(2), *gp.Pending, "back to pending once the lease ended")
+	assert.Equal(t, int64(10), gp.TimeLagSeconds)
+	list, err := e.Browse(BrowseQuery{Queue: "q", Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, "pending", list.Messages[0].Status)
+	assert.Equal(t, "Dead", e.ConsumerGroups("q")[0].State, "no live lease, nothing consumed")
+}
+
+// lazyClock is a manual clock whose timers never fire: a lease whose expiry passed stays in
+// place until something looks at it.
+type lazyClock struct{ *ManualClock }
+
+func (lazyClock) AfterFunc(time.Duration, func()) Timer { return lazyTimer{} }
+
+type lazyTimer struct{}
+
+func (lazyTimer) Stop() bool { return true }
+
+// R38, R156, R159, R160: autoAck pops finish what they hand out and count as batches.
+func TestAutoAckCountsAsConsumption_R156_R159_R160(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b", "c")
+	f.clock.Advance(time.Second)
+	res := f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all", AutoAck: true, Batch: 2})
+	require.Len(t, res.Messages, 2)
+	gp := groupPart(t, f.e, "g", "q", "Default")
+	assert.Equal(t, int64(2), gp.TotalConsumed)
+	assert.Equal(t, epoch.Add(time.Second), gp.LastConsumedAt.Time)
+	assert.Equal(t, int64(1), gp.OffsetLag)
+	d, err := f.e.QueueDetail("q")
+	require.NoError(t, err)
+	assert.Equal(t, wire.PartitionCursor{TotalConsumed: 2, BatchesConsumed: 1}, d.Partitions[0].Cursor)
+	s := f.e.ConsumerGroups("q")[0]
+	assert.Equal(t, int64(1), s.Members)
+	assert.Equal(t, "Stable", s.State)
+	f.clock.Advance(400 * time.Second)
+	assert.Equal(t, "Lagging", f.e.ConsumerGroups("q")[0].State)
+}
+
+// R92, R155, R157: a failed with retries left leaves the message pending and the partition
+// failed; a dead letter moves the group past it, and the partition counts it.
+func TestRetriesAndDeadLettersInCounts_R155_R157(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b")
+	m := f.pop(PopRequest{Queue: "q", Batch: 1}).Messages[0]
+	f.ack(ackOf(m, "failed"))
+	d, err := f.e.QueueDetail("q")
+	require.NoError(t, err)
+	assert.Equal(t, wire.Counts{Total: 2, Pending: 2, Failed: 1}, d.Partitions[0].Messages)
+	assert.Equal(t, int64(1), *groupPart(t, f.e, QueueMode, "q", "Default").Retries)
+
+	m = f.pop(PopRequest{Queue: "q", Batch: 1}).Messages[0]
+	f.ack(ackOf(m, "dlq"))
+	d, err = f.e.QueueDetail("q")
+	require.NoError(t, err)
+	assert.Equal(t, wire.Counts{Total: 2, Pending: 1, Completed: 1, DeadLetter: 1}, d.Partitions[0].Messages)
+	list, _ := f.e.DeadLetters(DLQQuery{Queue: "q"})
+	require.Len(t, list, 1)
+	require.NoError(t, f.e.DeleteDeadLetter(list[0].ID))
+	d, err = f.e.QueueDetail("q")
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), d.Partitions[0].Messages.DeadLetter)
+	detail, err := f.e.Message(d.Partitions[0].ID, "a")
+	require.NoError(t, err)
+	assert.Equal(t, statusCompleted, detail.Status, "no dead letter stored any more")
+}
+
+// R153, R145: reads create no queue, no cursor, no start, and decide nothing.
+func TestReadsChangeNothing_R153(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a")
+	f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "new"}) // start new, before a
+	f.push("q", "p2", "b")                                             // a partition g never read
+	p2 := f.e.queues["q"].byName["p2"]
+
+	read := func() {
+		f.e.Queues(QueueFilter{Limit: 10})
+		_, _ = f.e.QueueDetail("q")
+		_, _ = f.e.QueueDetail("nope")
+		f.e.ConsumerGroups("")
+		_, _ = f.e.ConsumerGroup("g", "")
+		_, _ = f.e.ConsumerGroup("other", "q")
+		f.e.Lagging(LaggingQuery{})
+		_, _ = f.e.Browse(BrowseQuery{Queue: "q", Limit: 10, Payload: true})
+		_, _ = f.e.Browse(BrowseQuery{Queue: "nope", Limit: 10})
+		_, _ = f.e.Message(p2.id, "b")
+		f.e.Overview()
+	}
+	read()
+	assert.Len(t, f.e.queues, 1)
+	assert.Empty(t, p2.groups, "no cursor placed by a read")
+	assert.Nil(t, f.e.queues["q"].groups["other"])
+	assert.Equal(t, int64(1), groupPart(t, f.e, "g", "q", "p2").OffsetLag, "b came after g's start")
+	assert.Equal(t, int64(-1), *groupPart(t, f.e, "g", "q", "p2").Cursor)
+	read()
+	res := f.pop(PopRequest{Queue: "q", Group: "g", Partition: "p2"})
+	require.Len(t, res.Messages, 1)
+	assert.Equal(t, 1, res.Messages[0].DeliveryAttempt, "reads count no delivery")
+}
+
+// R110, R154: a seek attaches queue mode; its lag follows the seek.
+func TestSeekAttachesQueueMode_R154(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.push("q", "", "a", "b")
+	_, err := f.e.ConsumerGroup(QueueMode, "q")
+	require.ErrorIs(t, err, ErrGroupNotFound, "queue mode has not popped q")
+	_, err = f.e.Seek(QueueMode, "q", true, time.Time{})
+	require.NoError(t, err)
+	gp := groupPart(t, f.e, QueueMode, "q", "Default")
+	assert.Equal(t, int64(1), *gp.Cursor)
+	assert.Equal(t, int64(0), gp.OffsetLag)
+	assert.Nil(t, gp.LastConsumedAt, "a seek is no consumption")
+
+	_, err = f.e.DeleteGroup(QueueMode, "q", true)
+	require.NoError(t, err)
+	_, err = f.e.ConsumerGroup(QueueMode, "q")
+	assert.ErrorIs(t, err, ErrGroupNotFound)
+}

@@ -1,0 +1,250 @@
+package broker
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// The introspection routes are reads (R153): nothing here creates a cursor, a start or a queue,
+// or ends a lease. A lease whose expiry has passed counts as expired even if its timer has not
+// fired yet, so every read compares expiries with the step's now instead of calling liveLease.
+
+// consumption is what a group's cursor in a partition has done, for introspection (R156).
+type consumption struct {
+	lastConsumedAt time.Time // last forward move other than by a seek; zero if never
+	totalConsumed  int64     // messages finished (R156)
+}
+
+// partitionStats are a partition's counters kept by the write paths for introspection.
+type partitionStats struct {
+	created         time.Time
+	batchesConsumed int64                   // leased batches ended by their end (R53), plus autoAck pops
+	deadAt          map[int64][]*deadLetter // the stored dead letters by offset, whichever group filed them
+	dead            int64                   // stored dead letters of the partition
+}
+
+// consumed records a forward move of gc's cursor from before, other than by a seek. less is 1 when
+// the move dead-lettered or dropped the message it reached, which then counts as not finished.
+func (e *Engine) consumed(gc *cursorState, before, less int64) {
+	if gc.cursor <= before {
+		return
+	}
+	n := gc.cursor - before - less
+	now := e.now()
+	gc.consumption.lastConsumedAt = now
+	gc.consumption.totalConsumed += n
+	e.rates.processed.add(now, n)
+}
+
+// noteDeadLetter and forgetDeadLetter keep the partition's dead-letter index (R157, R166).
+func (p *partition) noteDeadLetter(d *deadLetter) {
+	if p.stats.deadAt == nil {
+		p.stats.deadAt = make(map[int64][]*deadLetter)
+	}
+	p.stats.deadAt[d.off] = append(p.stats.deadAt[d.off], d)
+	p.stats.dead++
+}
+
+func (p *partition) forgetDeadLetter(d *deadLetter) {
+	list := p.stats.deadAt[d.off]
+	if i := slices.Index(list, d); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+		p.stats.dead--
+	}
+	if len(list) == 0 {
+		delete(p.stats.deadAt, d.off)
+	} else {
+		p.stats.deadAt[d.off] = list
+	}
+}
+
+// rateWindow is how far back the overview's throughput looks (R170).
+const rateWindow = 300
+
+// secondCounter counts events per second over the last rateWindow seconds.
+type secondCounter struct {
+	sec   [rateWindow]int64 // the unix second each bucket holds
+	count [rateWindow]int64
+}
+
+func (c *secondCounter) add(now time.Time, n int64) {
+	s := now.Unix()
+	i := s % rateWindow
+	if c.sec[i] != s {
+		c.sec[i], c.count[i] = s, 0
+	}
+	c.count[i] += n
+}
+
+// sum is the count over the rateWindow seconds ending at now.
+func (c *secondCounter) sum(now time.Time) int64 {
+	s, total := now.Unix(), int64(0)
+	for i := range c.sec {
+		if c.sec[i] > s-rateWindow && c.sec[i] <= s && c.count[i] > 0 {
+			total += c.count[i]
+		}
+	}
+	return total
+}
+
+// throughput counts the messages stored and finished, for the overview.
+type throughput struct {
+	ingested, processed secondCounter
+}
+
+// groupView is one attached group's numbers in one partition (R154–R156).
+type groupView struct {
+	group      string
+	gc         *cursorState // nil where the position is not a cursor
+	pos        int64
+	live       *lease // G's live lease on the partition, nil if none
+	leaseFirst int64
+	leaseLast  int64
+
+	processing, pending, lag int64
+	oldest                   int64 // offset of the oldest owed message; -1 when nothing is owed
+	timeLag                  int64 // whole seconds
+}
+
+// position is where the group is in p: its cursor, or where its stored start would place one,
+// else before offset 0 (R154). A binary search at most (R173).
+func position(p *partition, gc *cursorState, m *groupMeta) int64 {
+	switch {
+	case gc != nil:
+		return gc.cursor
+	case m != nil:
+		return m.initialCursor(p)
+	}
+	return -1
+}
+
+// liveAt is gc's lease if it is live at now (R153), else nil.
+func liveAt(gc *cursorState, now time.Time) *lease {
+	if gc == nil || gc.lease == nil || gc.lease.ended || !now.Before(gc.lease.expires) {
+		return nil
+	}
+	return gc.lease
+}
+
+// viewOf computes R155's numbers for the group in p; m is its stored start on the queue, or nil.
+func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
+	gc := p.groups[group]
+	v := groupView{group: group, gc: gc, pos: position(p, gc, m), oldest: -1}
+	last := p.lastOffset()
+	top := v.pos
+	if l := liveAt(gc, now); l != nil {
+		v.live, v.leaseFirst, v.leaseLast = l, gc.first, gc.last
+		if gc.last > v.pos {
+			v.processing = gc.last - v.pos
+			top = gc.last
+		}
+	}
+	conflating := m != nil && m.conflation
+	v.pending = max(last-top, 0)
+	if conflating {
+		v.pending = min(v.pending, 1)
+	}
+	v.lag = v.processing + v.pending
+	if v.lag == 0 {
+		return v
+	}
+	v.oldest = v.pos + 1
+	if conflating && v.live == nil {
+		v.oldest = last
+	}
+	v.timeLag = int64(now.Sub(p.msgs[v.oldest].createdAt) / time.Second)
+	return v
+}
+
+// retries is the view's retry counter (R156).
+func (v *groupView) retries() int64 {
+	if v.gc == nil {
+		return 0
+	}
+	return int64(v.gc.retries)
+}
+
+// attachedGroups lists the groups attached to q (R154) in byte order: a stored start, or a
+// cursor in one of its partitions. O(partitions × groups).
+func attachedGroups(q *queue) []string {
+	seen := make(map[string]struct{}, len(q.groups))
+	for g := range q.groups {
+		seen[g] = struct{}{}
+	}
+	for _, p := range q.parts {
+		for g := range p.groups {
+			seen[g] = struct{}{}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for g := range seen {
+		names = append(names, g)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// slowestView is the partition's view whose numbers are its counts (R157): the attached group
+// with the largest offsetLag (ties: queue mode, then byte order), or, with none attached,
+// queue mode before offset 0.
+func slowestView(p *partition, groups []string, now time.Time) groupView {
+	if len(groups) == 0 {
+		return viewOf(p, QueueMode, nil, now)
+	}
+	var best groupView
+	found := false
+	for _, g := range groups {
+		v := viewOf(p, g, p.q.groups[g], now)
+		if !found || v.lag > best.lag || (v.lag == best.lag && slowerTie(v.group, best.group)) {
+			best, found = v, true
+		}
+	}
+	return best
+}
+
+func slowerTie(a, b string) bool {
+	switch {
+	case a == QueueMode:
+		return b != QueueMode
+	case b == QueueMode:
+		return false
+	}
+	return strings.Compare(a, b) < 0
+}
+
+// partitionCounts are R157's counts of p from its slowest view.
+type partitionCounts struct {
+	total, pending, processing, completed, failed, deadLetter int64
+	slowest                                                   groupView
+}
+
+func countsOf(p *partition, groups []string, now time.Time) partitionCounts {
+	w := slowestView(p, groups, now)
+	c := partitionCounts{
+		total: int64(len(p.msgs)), pending: w.pending, processing: w.processing,
+		deadLetter: p.stats.dead, slowest: w,
+	}
+	c.completed = c.total - c.pending - c.processing
+	if w.gc != nil && w.gc.retries > 0 {
+		c.failed = 1
+	}
+	return c
+}
+
+func (c *partitionCounts) add(o partitionCounts) {
+	c.total += o.total
+	c.pending += o.pending
+	c.processing += o.processing
+	c.completed += o.completed
+	c.failed += o.failed
+	c.deadLetter += o.deadLetter
+}
+
+// skipped records a conflating pop's move past the older messages: it counts as consumption's
+// time but finishes nothing (R156).
+func (e *Engine) skipped(gc *cursorState, before int64) {
+	if gc.cursor > before {
+		gc.consumption.lastConsumedAt = e.now()
+	}
+}
