@@ -22,7 +22,8 @@ func WithError(msg string) AckOption { return func(o *ackOptions) { o.errText = 
 // when the lease was expired, released or taken over). A message settled before (by Ack, its
 // own methods, AckBatch or a committed Transaction) returns ErrAlreadySettled and sends
 // nothing. When no answer came back (a transport failure), the message is unsettled again so
-// the call can be repeated.
+// the call can be repeated. When the answer was lost after the request was sent and the resend
+// was refused too, the error wraps ErrOutcomeUnknown: the first ack may have been applied.
 func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...AckOption) (AckResult, error) {
 	if err := checkAckItem("message", m, status); err != nil {
 		return AckResult{}, err
@@ -30,6 +31,9 @@ func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...Ack
 	var o ackOptions
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if err := checkText("WithError", o.errText); err != nil {
+		return AckResult{}, err
 	}
 	if !m.markSettled() {
 		return AckResult{}, ErrAlreadySettled
@@ -43,7 +47,9 @@ func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...Ack
 
 // AckBatch settles several messages in one request. Results come back in the order of items;
 // a refused item has Success false and its reason in Error, and does not fail the call. err is
-// only for a request that failed as a whole (or an invalid item, refused before sending). An
+// only for a request that failed as a whole (or an invalid item, refused before sending), and
+// for a request whose first answer was lost and whose resend had items refused: then err wraps
+// ErrOutcomeUnknown beside the results, as the first request may have applied them. An
 // empty Status means completed. An empty list sends nothing. It is the low-level form: it sends
 // messages settled before too (the broker then answers for them, R68, R79), and marks every
 // message settled once the broker answered.
@@ -53,6 +59,9 @@ func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...Ack
 func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, error) {
 	for i, it := range items {
 		if err := checkAckItem(fmt.Sprintf("items[%d]", i), it.Message, it.Status); err != nil {
+			return nil, err
+		}
+		if err := checkText(fmt.Sprintf("items[%d].error", i), it.Error); err != nil {
 			return nil, err
 		}
 	}
@@ -87,7 +96,7 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	}
 	raw := appendAckBatch(make([]byte, 0, 256*len(items)), &body)
 	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
-		affinity: items[0].Message.route, route: routeAckBatch, items: len(items)}
+		affinity: items[0].Message.route, route: routeAckBatch, items: len(items), once: true}
 	return c.postAcks(ctx, &req, items)
 }
 
@@ -96,7 +105,7 @@ func (c *Client) ack(ctx context.Context, m *Message, status Status, errText str
 	body := newAckBody(m, status, errText)
 	raw := appendAck(make([]byte, 0, 256), &body)
 	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route,
-		route: routeAck, items: 1}
+		route: routeAck, items: 1, once: true}
 	items := [1]AckItem{{Message: m, Status: status, Error: errText}}
 	results, err := c.postAcks(ctx, &req, items[:])
 	if err != nil {
@@ -141,6 +150,9 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 			c.hooks.onAcked(AckedEvent{Message: it.Message, Status: status,
 				Success: results[i].Success, Error: results[i].Error})
 		}
+	}
+	if req.answerLost {
+		return results, resentAcksRefused(req, results)
 	}
 	return results, nil
 }

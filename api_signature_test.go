@@ -23,6 +23,7 @@ func TestAPISignatures(t *testing.T) {
 		_ func(*http.Client) queen.Option                      = queen.WithHTTPClient
 		_ func(*slog.Logger) queen.Option                      = queen.WithLogger
 		_ func(int, time.Duration, time.Duration) queen.Option = queen.WithRetry
+		_ func(int64) queen.Option                             = queen.WithMaxResponseBytes
 		_ func(string) queen.AckOption                         = queen.WithError
 		_ func(error) error                                    = queen.Retry
 		_ func(error) error                                    = queen.DeadLetter
@@ -92,6 +93,7 @@ func TestAPISignatures(t *testing.T) {
 	_ = queen.APIError{StatusCode: 400, Message: "m", Method: "GET", Path: "/"}
 	_ = []error{queen.ErrInvalidOption, queen.ErrLeaseLost, queen.ErrLeaseExpired, queen.ErrAlreadySettled,
 		queen.ErrTransactionFailed, queen.ErrClosed}
+	_ = []error{queen.ErrOutcomeUnknown}
 	assert.Equal(t, []queen.Status{"completed", "failed", "retry", "dlq"},
 		[]queen.Status{queen.StatusCompleted, queen.StatusFailed, queen.StatusRetry, queen.StatusDLQ})
 	assert.Equal(t, []queen.SubscriptionMode{"new", "all"}, []queen.SubscriptionMode{queen.SubscribeNew, queen.SubscribeAll})

@@ -39,15 +39,26 @@ const (
 // other 4xx answers are returned at once as *APIError. With several brokers (WithServers),
 // requests for one (queue, partition, group) go to the same healthy broker; a broker that
 // fails to answer or answers 502/503/504 is skipped for 5s and the retry goes to another.
-// Pushes are safe to retry (each item has a transactionId); an ack whose answer was lost may
-// be refused when retried, because the first one already ended its lease.
+//
+// Which calls are safe to repeat. A push is: every item carries a transactionId, so the broker
+// stores a resent item once and answers "duplicate". A pop is: a pop whose answer was lost
+// leases messages nobody receives, and they come back when that lease expires. A renewal is:
+// it never shortens a lease. Acks (Ack, AckBatch, the Message methods), Transaction.Commit,
+// and the admin calls that change state (replay, seek, deletes) are not: when their answer is
+// lost (the connection dropped after the request was sent, or a timeout), the SDK resends them
+// once per retry, and if the resend is refused or fails (an ack finding its lease already
+// ended, a replay finding its dead letter gone) the error wraps ErrOutcomeUnknown, with the
+// resend's answer, rather than reporting a failure that may have been a success. A 5xx answer
+// means the broker did not apply the call, and it is retried as usual. Redirects are never
+// followed: a 3xx answer is an *APIError.
 type Client struct {
 	servers []*server
 	token   string
 	auth    string // "Bearer <token>", or "" without a token
 	logger  *slog.Logger
 
-	pollMargin time.Duration // added to a long poll's timeout to form its deadline
+	pollMargin  time.Duration // added to a long poll's timeout to form its deadline
+	maxResponse int64         // the largest answer body read (WithMaxResponseBytes)
 
 	http     *retryablehttp.Client // requests bounded by the http.Client's Timeout
 	poll     *retryablehttp.Client // long polls: bounded by their own deadline only
@@ -75,7 +86,9 @@ type clientConfig struct {
 	retryMax int
 	minWait  time.Duration
 	maxWait  time.Duration
-	err      error // the first invalid option, reported by New
+	// maxResponse is the largest answer body read.
+	maxResponse int64
+	err         error // the first invalid option, reported by New
 
 	hooks      hookSet
 	middleware []Middleware
@@ -146,11 +159,12 @@ func (c *clientConfig) fail(err error) {
 // It validates the URLs and options and makes no network call.
 func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg := clientConfig{
-		servers:  []string{baseURL},
-		logger:   slog.New(slog.DiscardHandler),
-		retryMax: defaultRetryMax,
-		minWait:  defaultRetryMinWait,
-		maxWait:  defaultRetryMaxWait,
+		servers:     []string{baseURL},
+		logger:      slog.New(slog.DiscardHandler),
+		retryMax:    defaultRetryMax,
+		minWait:     defaultRetryMinWait,
+		maxWait:     defaultRetryMaxWait,
+		maxResponse: defaultMaxResponseBytes,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -162,7 +176,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("%w: token: must not contain line breaks", ErrInvalidOption)
 	}
 	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{}), pollMargin: pollMargin,
-		hooks: cfg.hooks, middleware: cfg.middleware}
+		hooks: cfg.hooks, middleware: cfg.middleware, maxResponse: cfg.maxResponse}
 	c.hooks.logger = cfg.logger
 	if cfg.token != "" {
 		c.auth = "Bearer " + cfg.token
@@ -179,10 +193,12 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		hc = defaultHTTPClient()
 		c.ownedHTC = hc
 	}
-	pollHC := *hc
+	// Copies that send through hc as it is at each request, but never follow a redirect.
+	mainHC := *hc
+	mainHC.Transport, mainHC.CheckRedirect = liveTransport{hc}, refuseRedirect
+	pollHC := mainHC
 	pollHC.Timeout = 0
-	pollHC.Transport = liveTransport{hc}
-	c.http = c.newRetryClient(hc, cfg)
+	c.http = c.newRetryClient(&mainHC, cfg)
 	c.poll = c.newRetryClient(&pollHC, cfg)
 	return c, nil
 }
@@ -277,8 +293,12 @@ func (c *Client) startLoop() (done <-chan struct{}, finish func(), err error) {
 // is sent as JSON (a json.RawMessage or []byte as is). A non-2xx answer is an *APIError. A 2xx
 // body is decoded into out when out is not nil (out may be *json.RawMessage); a 204 or an
 // empty body leaves out untouched.
+//
+// A call other than GET or HEAD whose answer was lost (the connection dropped after the
+// request was sent, or a timeout) is resent, and if the resend fails too the error wraps
+// ErrOutcomeUnknown: the first request may have been applied.
 func (c *Client) Do(ctx context.Context, method, path string, query url.Values, in, out any) error {
-	req := request{method: method, path: path}
+	req := request{method: method, path: path, once: method != http.MethodGet && method != http.MethodHead}
 	if len(query) > 0 {
 		req.rawQuery = query.Encode()
 	}
@@ -315,3 +335,7 @@ func discardBody(body io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
 	_ = body.Close()
 }
+
+// refuseRedirect makes a 3xx answer the call's answer: a redirected POST could be applied
+// twice, or to the wrong route, so it becomes an *APIError instead.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -124,6 +124,9 @@ func (m *Message) settle(ctx context.Context, status Status, errText string) err
 	if err := checkAckItem("message", m, status); err != nil {
 		return err
 	}
+	if err := checkText("reason", errText); err != nil {
+		return err
+	}
 	if !m.markSettled() {
 		return ErrAlreadySettled
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -51,6 +52,9 @@ type pushItem struct {
 // pushItems encodes and checks items before anything is sent: data must encode as JSON and a
 // trace id must be a canonical UUID (R12, O8). name prefixes the field names in errors.
 func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, error) {
+	if err := checkPushTarget(name, queue, partition); err != nil {
+		return nil, err
+	}
 	wire := make([]pushItem, len(items))
 	for i, it := range items {
 		w := &wire[i]
@@ -58,6 +62,9 @@ func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, err
 		if it.TraceID != "" && !canonicalUUID(it.TraceID) {
 			return nil, invalidOption(fmt.Sprintf("%s[%d].traceId", name, i), it.TraceID,
 				"must be a UUID in canonical form (8-4-4-4-12 hex digits)")
+		}
+		if err := checkText(fmt.Sprintf("%s[%d].transactionId", name, i), it.TransactionID); err != nil {
+			return nil, err
 		}
 		payload, err := encodeData(it.Data)
 		if err != nil {
@@ -85,7 +92,14 @@ func encodeData(v any) (json.RawMessage, error) {
 		if !json.Valid(d) {
 			return nil, fmt.Errorf("json.RawMessage is not valid JSON")
 		}
+		if !utf8.Valid(d) {
+			return nil, fmt.Errorf("json.RawMessage is not valid UTF-8")
+		}
 		return d, nil
+	case string:
+		if !utf8.ValidString(d) {
+			return nil, fmt.Errorf("string is not valid UTF-8")
+		}
 	}
 	return json.Marshal(v)
 }

@@ -197,6 +197,9 @@ func (b QueueBuilder) validate(t terminal) error {
 	if err := b.validateValues(); err != nil {
 		return err
 	}
+	if err := b.validateNames(); err != nil {
+		return err
+	}
 	if t == forPush {
 		if b.queue == "" {
 			return invalidSetting("Queue", `""`, "queue name must not be empty for a push")

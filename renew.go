@@ -17,6 +17,9 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	if leaseID == "" {
 		return time.Time{}, invalidOption("leaseID", `""`, "needs the leaseId of a pop")
 	}
+	if leaseID == "." || leaseID == ".." {
+		return time.Time{}, invalidOption("leaseID", leaseID, `must not be "." or ".."`)
+	}
 	if extend < 0 {
 		return time.Time{}, invalidOption("extend", extend, "must not be negative")
 	}

@@ -117,7 +117,10 @@ type txResultWire struct {
 
 // Commit checks every operation (a nil or incomplete message, an unknown status, an empty
 // queue, a bad trace id), then sends the transaction. A rollback returns an error wrapping
-// ErrTransactionFailed with the broker's reason. The acked messages count as settled once
+// ErrTransactionFailed with the broker's reason. When the answer was lost after the
+// transaction was sent, Commit never reports ErrTransactionFailed: the error wraps
+// ErrOutcomeUnknown (with the resend's answer, if any), as the broker may have applied it.
+// The acked messages count as settled once
 // committed; if the commit fails or is rolled back, they are unsettled again.
 // A message already settled is refused with ErrAlreadySettled before anything is sent.
 func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
@@ -135,6 +138,9 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 		name := fmt.Sprintf("operations[%d]", i)
 		if op.isAck {
 			if err := checkAckItem(name, op.msg, op.status); err != nil {
+				return TransactionResult{}, err
+			}
+			if err := checkText(name+".error", op.errText); err != nil {
 				return TransactionResult{}, err
 			}
 			wire[i] = txAckWire{Type: "ack", ackBody: newAckBody(op.msg, op.status, op.errText)}
@@ -219,7 +225,7 @@ func (c *Client) commit(ctx context.Context, ops []any, affinity string, pushed 
 		return TransactionResult{}, fmt.Errorf("queen: encode transaction: %w", err)
 	}
 	req := request{method: http.MethodPost, path: "/api/v1/transaction", body: raw, affinity: affinity,
-		route: routeTransaction, items: pushed}
+		route: routeTransaction, items: pushed, once: true}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {
@@ -234,6 +240,11 @@ func (c *Client) commit(ctx context.Context, ops []any, affinity string, pushed 
 		reason := w.Error
 		if reason == "" {
 			reason = "rolled back"
+		}
+		if req.answerLost {
+			// The resend was rolled back, most likely because the first one was applied.
+			return TransactionResult{TransactionID: w.TransactionID},
+				outcomeUnknown(&req, fmt.Errorf("the resend was rolled back: %s", reason))
 		}
 		return TransactionResult{TransactionID: w.TransactionID},
 			fmt.Errorf("%w: %s", ErrTransactionFailed, reason)

@@ -28,6 +28,10 @@ type request struct {
 	poll     time.Duration // > 0: a long poll; its deadline is poll+pollMargin, not the http.Client's Timeout
 	route    string        // the path's pattern, for Hooks.Request
 	items    int           // messages or ack items carried, for Hooks.Request
+	// once marks a call that is not safe to repeat; send then sets answerLost when an attempt
+	// failed after the request may have reached the broker.
+	once       bool
+	answerLost bool
 }
 
 // attempt is the per-call state the retry hooks share, carried in the request context.
@@ -38,6 +42,7 @@ type attempt struct {
 	failed  bool      // the last try failed in a way that counts against the server
 	try     int       // 1-based number of the try in flight (only with a Request hook)
 	started time.Time // when it was sent (only with a Request hook)
+	sent    sendProgress
 }
 
 type attemptKey struct{}
@@ -66,6 +71,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	a, _ := ctx.Value(attemptKey{}).(*attempt)
 	if a != nil && len(a.c.hooks.request) > 0 {
 		a.ended(resp, err) // retryablehttp asks after every attempt, answered or not
+	}
+	if a != nil && a.req.once && err != nil && a.sent.mayHaveApplied(err) {
+		a.req.answerLost = true
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
@@ -175,8 +183,18 @@ func gmax(a, b time.Duration) time.Duration {
 const userAgent = "queen-go/" + Version
 
 // send performs one call with auth, retries and failover. The 2xx body is read into buf; any
-// other answer becomes an *APIError. It returns the HTTP status.
+// other answer becomes an *APIError. It returns the HTTP status. For a call marked once whose
+// answer was lost, a failure wraps ErrOutcomeUnknown, and r.answerLost tells the caller to read
+// a 2xx answer's refusals the same way.
 func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, error) {
+	status, err := c.sendOnce(ctx, r, buf)
+	if err != nil && r.answerLost {
+		return status, outcomeUnknown(r, err)
+	}
+	return status, err
+}
+
+func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (int, error) {
 	if c.isClosed() {
 		return 0, ErrClosed
 	}
@@ -189,6 +207,9 @@ func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, 
 	}
 	a := &attempt{c: c, req: r, current: c.pickServer(r.affinity, nil)}
 	ctx = context.WithValue(ctx, attemptKey{}, a)
+	if r.once {
+		ctx = a.sent.trace(ctx)
+	}
 
 	var body any
 	if r.body != nil {
@@ -222,8 +243,10 @@ func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, 
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return resp.StatusCode, c.apiError(r, resp.StatusCode, raw)
 	}
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
-		return resp.StatusCode, c.transportError(r, err)
+	if err := c.readAnswer(r, resp, buf); err != nil {
+		// The broker answered 2xx, so it applied the call; what it said is lost.
+		r.answerLost = r.answerLost || r.once
+		return resp.StatusCode, err
 	}
 	return resp.StatusCode, nil
 }

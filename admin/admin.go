@@ -138,10 +138,13 @@ func invalid(field string, value any, why string) error {
 	return fmt.Errorf("%w: %s=%v: %s", queen.ErrInvalidOption, field, value, why)
 }
 
-// required refuses an empty name before it becomes an empty path segment.
+// required refuses an empty id, or one that would not stay one path segment ("." and "..").
 func required(field, value string) error {
-	if value == "" {
+	switch value {
+	case "":
 		return invalid(field, value, "must not be empty")
+	case ".", "..":
+		return invalid(field, value, `must not be "." or ".."`)
 	}
 	return nil
 }

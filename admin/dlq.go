@@ -103,6 +103,13 @@ func (q DLQQuery) values() (url.Values, error) {
 	if !q.From.IsZero() && !q.To.IsZero() && q.To.Before(q.From) {
 		return nil, invalid("To", q.To.UTC().Format(time.RFC3339Nano), "is before From "+q.From.UTC().Format(time.RFC3339Nano))
 	}
+	for _, f := range [...]struct{ field, value string }{
+		{"Queue", q.Queue}, {"ConsumerGroup", q.ConsumerGroup}, {"Partition", q.Partition},
+	} {
+		if err := optionalName(f.field, f.value); err != nil {
+			return nil, err
+		}
+	}
 	v := url.Values{}
 	set := func(key, value string) {
 		if value != "" {

@@ -9,7 +9,7 @@ import (
 // ids become unknown), retry counters and stored start, so its next pop starts afresh. Dead
 // letters it filed stay. A group with no state gives ErrNotFound.
 func (a *Admin) DeleteConsumerGroup(ctx context.Context, group string) error {
-	if err := required("group", group); err != nil {
+	if err := validName("group", group); err != nil {
 		return err
 	}
 	path := "/api/v1/consumer-groups/" + url.PathEscape(group)
@@ -21,10 +21,10 @@ func (a *Admin) DeleteConsumerGroup(ctx context.Context, group string) error {
 
 // DeleteConsumerGroupOnQueue is DeleteConsumerGroup on one queue only.
 func (a *Admin) DeleteConsumerGroupOnQueue(ctx context.Context, group, queue string) error {
-	if err := required("group", group); err != nil {
+	if err := validName("group", group); err != nil {
 		return err
 	}
-	if err := required("queue", queue); err != nil {
+	if err := validName("queue", queue); err != nil {
 		return err
 	}
 	path := "/api/v1/consumer-groups/" + url.PathEscape(group) + "/queues/" + url.PathEscape(queue)

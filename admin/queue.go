@@ -42,7 +42,7 @@ func (a *Admin) ConfigureQueue(ctx context.Context, queue string, o QueueOptions
 
 // Configure is ConfigureQueue, with the configuration the broker applied.
 func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (QueueConfig, error) {
-	if err := required("queue", queue); err != nil {
+	if err := validName("queue", queue); err != nil {
 		return QueueConfig{}, err
 	}
 	opts, err := o.wire()
@@ -69,7 +69,7 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 // DeleteQueue removes the queue with all its partitions, messages, cursors, leases and dead
 // letters. An unknown queue gives ErrNotFound.
 func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
-	if err := required("queue", queue); err != nil {
+	if err := validName("queue", queue); err != nil {
 		return err
 	}
 	path := "/api/v1/resources/queues/" + url.PathEscape(queue)

@@ -53,10 +53,10 @@ func (a *Admin) SeekConsumerGroup(ctx context.Context, group, queue string, to S
 
 // Seek is SeekConsumerGroup, with the broker's account of what it moved.
 func (a *Admin) Seek(ctx context.Context, group, queue string, to SeekTarget) (SeekResult, error) {
-	if err := required("group", group); err != nil {
+	if err := validName("group", group); err != nil {
 		return SeekResult{}, err
 	}
-	if err := required("queue", queue); err != nil {
+	if err := validName("queue", queue); err != nil {
 		return SeekResult{}, err
 	}
 	body := seekRequest{}

@@ -1,0 +1,153 @@
+package queen_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
+)
+
+// silentBroker fails the test on any request: every call below must be refused locally.
+func silentBroker(t *testing.T) *queen.Client {
+	t.Helper()
+	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("a request was sent: %s %s", r.Method, r.URL.EscapedPath())
+		writeJSON(w, http.StatusInternalServerError, `{"error":"unexpected"}`)
+	})
+	return stubClient(t, srv.URL, queen.WithRetry(0, 0, 0))
+}
+
+// Names that the broker refuses, or that would alias another path, are refused before sending.
+func TestBadNamesRefusedLocally(t *testing.T) {
+	t.Parallel()
+	c := silentBroker(t)
+	bad := []string{".", "..", strings.Repeat("q", 2<<20), "a\x00b", "tab\tq", "bad\xffutf8"}
+	for _, name := range bad {
+		_, err := c.Queue(name).Push(t.Context(), queen.PushItem{Data: 1})
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "push to queue %.20q", name)
+		assert.ErrorContains(t, err, "Queue(")
+		assert.Less(t, len(err.Error()), 400, "a huge name is clipped in the error")
+
+		_, err = c.Queue(name).Pop(t.Context())
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "pop of queue %.20q", name)
+		_, err = c.Queue("orders").Partition(name).Pop(t.Context())
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "pop of partition %.20q", name)
+		assert.ErrorContains(t, err, "Partition(")
+		_, err = c.Queue("orders").Group(name).Pop(t.Context())
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "pop for group %.20q", name)
+		assert.ErrorContains(t, err, "Group(")
+		err = c.Queue("orders").Group(name).Consume(t.Context(), func(context.Context, []*queen.Message) error { return nil })
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "consume for group %.20q", name)
+
+		_, err = c.Transaction().PushTo("orders", name, queen.PushItem{Data: 1}).Commit(t.Context())
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "transaction push to partition %.20q", name)
+	}
+
+	empty, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	_, err := stubClient(t, empty.URL).Queue(strings.Repeat("q", 255)).Group("...").Pop(t.Context())
+	assert.NoError(t, err, "255 bytes and \"...\" are allowed")
+}
+
+func TestBadNamesRefusedLocallyByAdmin(t *testing.T) {
+	t.Parallel()
+	a := admin.New(silentBroker(t))
+	ctx := t.Context()
+	checks := map[string]error{
+		"DeleteConsumerGroupOnQueue": a.DeleteConsumerGroupOnQueue(ctx, "billing", ".."),
+		"DeleteConsumerGroup":        a.DeleteConsumerGroup(ctx, ".."),
+		"DeleteQueue":                a.DeleteQueue(ctx, "."),
+		"ConfigureQueue":             a.ConfigureQueue(ctx, "a\x01", admin.QueueOptions{}),
+		"SeekConsumerGroup":          a.SeekConsumerGroup(ctx, "..", "orders", admin.SeekToEnd()),
+		"DeleteDeadLetter":           a.DeleteDeadLetter(ctx, ".."),
+		"ReplayDeadLetter":           func() error { _, err := a.ReplayDeadLetter(ctx, "."); return err }(),
+		"DeadLetters(ConsumerGroup)": func() error { _, err := a.DeadLetters(ctx, admin.DLQQuery{ConsumerGroup: ".."}); return err }(),
+		"DeadLetters(Queue too long)": func() error {
+			_, err := a.DeadLetters(ctx, admin.DLQQuery{Queue: strings.Repeat("q", 256)})
+			return err
+		}(),
+	}
+	for call, err := range checks {
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, call)
+	}
+}
+
+// Text that would reach the broker as invalid UTF-8 is refused before anything is sent.
+func TestInvalidUTF8RefusedLocally(t *testing.T) {
+	t.Parallel()
+	c := silentBroker(t)
+	ctx := t.Context()
+	q := c.Queue("orders")
+	for name, item := range map[string]queen.PushItem{
+		"raw data":       {Data: json.RawMessage("\"a\xffb\"")},
+		"string data":    {Data: "a\xffb"},
+		"transaction id": {Data: 1, TransactionID: "t\xff"},
+	} {
+		_, err := q.Push(ctx, item)
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, name)
+	}
+	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
+	_, err := c.Ack(ctx, m, queen.StatusFailed, queen.WithError("boom \xff"))
+	assert.ErrorIs(t, err, queen.ErrInvalidOption, "ack error text")
+	assert.ErrorContains(t, err, "WithError")
+	_, err = c.AckBatch(ctx, []queen.AckItem{{Message: m, Status: queen.StatusFailed, Error: "\xfe"}})
+	assert.ErrorIs(t, err, queen.ErrInvalidOption, "batch ack error text")
+	_, err = c.Transaction().Ack(m, queen.StatusFailed, queen.WithError("\xfe")).Commit(ctx)
+	assert.ErrorIs(t, err, queen.ErrInvalidOption, "transaction ack error text")
+}
+
+// Every name is one escaped path segment, whatever it holds.
+func TestPathSegmentsAreEscaped(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.URL.EscapedPath())
+		mu.Unlock()
+		if r.Method == http.MethodGet {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, http.StatusOK, `{"success":true,"deleted":true}`)
+	})
+	c := stubClient(t, srv.URL)
+	_, err := c.Queue("a/b c?").Partition("p#1%").Pop(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, admin.New(c).DeleteConsumerGroupOnQueue(t.Context(), "g/..", "q/../x"))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{
+		"/api/v1/pop/queue/a%2Fb%20c%3F/partition/p%231%25",
+		"/api/v1/consumer-groups/g%2F../queues/q%2F..%2Fx",
+	}, got)
+}
+
+// A redirect is never followed: a 3xx is the call's answer, as an *APIError.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	t.Parallel()
+	srv, n := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/elsewhere" {
+			t.Errorf("the redirect was followed: %s %s", r.Method, r.URL.Path)
+		}
+		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+	})
+	c := stubClient(t, srv.URL)
+	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
+	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
+	var apiErr *queen.APIError
+	require.True(t, errors.As(err, &apiErr), "got %v", err)
+	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
+	_, err = c.Queue("orders").Pop(t.Context())
+	require.True(t, errors.As(err, &apiErr), "got %v", err)
+	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
+	assert.EqualValues(t, 2, n.Load(), "one request per call, no retry")
+}
