@@ -28,6 +28,10 @@
 //
 //	srv.Fail(queentest.Fault{Route: "push", After: true}) // the next push is stored, its answer lost
 //
+// Compatibility: WithCompat("0.15") makes the broker behave on the wire as a Queen 0.15 broker
+// does, its quirks and data-losing bugs included, so a client can be tested against both
+// generations; the default is 2.0.
+//
 // Options: WithToken (Bearer authentication, R132), WithManualClock / WithManualClockAt,
 // WithLogger (slog; startup and shutdown at Info, one line per request at Debug) and WithAddr
 // (the listen address; cmd/queen-ref uses it).

@@ -14,6 +14,7 @@ type config struct {
 	start  time.Time
 	logger *slog.Logger
 	addr   string
+	compat string // WithCompat's version, "" for 2.0
 }
 
 func defaultConfig() config {

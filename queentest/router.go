@@ -8,8 +8,16 @@ import (
 	"time"
 )
 
-// newRouter routes §2.2's endpoints; one file per route family holds the handlers.
+// newRouter routes §2.2's endpoints, or 0.15's (§4) WithCompat("0.15").
 func newRouter(s *Server) http.Handler {
+	if s.v015 {
+		return newRouter015(s, routes(s))
+	}
+	return jsonFallbacks(routes(s))
+}
+
+// routes registers §2.2's endpoints; one file per route family holds the handlers.
+func routes(s *Server) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", handleHealth)
 	mux.HandleFunc("POST /api/v1/configure", s.handleConfigure)
@@ -28,7 +36,7 @@ func newRouter(s *Server) http.Handler {
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}", s.handleDeleteGroup)
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}/queues/{queue}", s.handleDeleteGroupOnQueue)
 	mux.HandleFunc("DELETE /api/v1/resources/queues/{queue}", s.handleDeleteQueue)
-	return jsonFallbacks(mux)
+	return mux
 }
 
 // jsonFallbacks replaces ServeMux's plain-text 404 and 405 answers with JSON ones (R133).

@@ -27,6 +27,7 @@ type Server struct {
 	cfg       config
 	faults    faults
 	done      chan struct{} // closed by Close: fault delays and WaitIdle end
+	v015      bool          // WithCompat("0.15")
 	serveDone chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -56,6 +57,10 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 func Start(opts ...Option) (*Server, error) {
 	s := newServer(opts...)
 	cfg := s.cfg
+	if _, err := compatMode(cfg.compat); err != nil {
+		s.engine.Close()
+		return nil, err
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		s.engine.Close()
@@ -73,7 +78,7 @@ func Start(opts ...Option) (*Server, error) {
 		defer close(s.serveDone)
 		_ = s.http.Serve(ln) // returns ErrServerClosed after Shutdown
 	}()
-	s.logger.Info("queen reference broker listening", "url", s.url, "auth", cfg.token != "", "manualClock", s.manual != nil)
+	s.logger.Info("queen reference broker listening", "url", s.url, "auth", cfg.token != "", "manualClock", s.manual != nil, "compat", compatName(cfg.compat))
 	return s, nil
 }
 
@@ -83,7 +88,8 @@ func newServer(opts ...Option) *Server {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{logger: cfg.logger, cfg: cfg, done: make(chan struct{})}
+	mode, _ := compatMode(cfg.compat) // Start reports an unknown version
+	s := &Server{logger: cfg.logger, cfg: cfg, done: make(chan struct{}), v015: mode == broker.Mode015}
 	s.faults.done = s.done
 	if cfg.manual {
 		start := cfg.start
@@ -95,9 +101,12 @@ func newServer(opts ...Option) *Server {
 	} else {
 		s.clock = broker.RealClock{}
 	}
-	s.engine = broker.New(s.clock)
+	s.engine = broker.New(s.clock, broker.WithMode(mode))
 	var h http.Handler = newRouter(s)
-	if cfg.token != "" {
+	switch {
+	case cfg.token != "" && s.v015:
+		h = requireToken015(cfg.token, h)
+	case cfg.token != "":
 		h = requireToken(cfg.token, h)
 	}
 	h = logRequests(s.logger, h)

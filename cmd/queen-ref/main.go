@@ -1,7 +1,7 @@
 // Command queen-ref serves Queen's reference broker: the in-memory broker of package queentest
 // behind the 2.0 consuming API, for local development and integration tests.
 //
-//	go run ./cmd/queen-ref [-addr 127.0.0.1:6632] [-token secret] [-log-level info]
+//	go run ./cmd/queen-ref [-addr 127.0.0.1:6632] [-token secret] [-compat 2.0|0.15] [-log-level info]
 //
 // SIGINT or SIGTERM stops it: it stops accepting, answers waiting long polls empty, lets
 // in-flight requests finish and exits 0.
@@ -38,6 +38,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.SetOutput(out)
 	addr := fs.String("addr", "127.0.0.1:6632", "TCP address to listen on")
 	token := fs.String("token", "", "require Authorization: Bearer <token> on /api/v1 (default: no auth)")
+	compat := fs.String("compat", "2.0", `answer as this Queen version does: "2.0" or "0.15" (its wire shapes and semantics)`)
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -55,6 +56,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		queentest.WithAddr(*addr),
 		queentest.WithToken(*token),
 		queentest.WithLogger(logger),
+		queentest.WithCompat(*compat),
 	)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,5 +80,13 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 		if err := run(context.Background(), args, io.Discard); err == nil {
 			t.Errorf("run(%q) = nil, want an error", args)
 		}
+	}
+}
+
+// TestRun_RefusesAnUnknownCompat names the value it does not know.
+func TestRun_RefusesAnUnknownCompat(t *testing.T) {
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-compat", "1.0"}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `"1.0"`) {
+		t.Fatalf("run -compat 1.0 = %v, want an error naming 1.0", err)
 	}
 }

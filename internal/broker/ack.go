@@ -53,6 +53,9 @@ type acceptedAck struct {
 func (e *Engine) Ack(items []AckItem) []AckResult {
 	e.mu.Lock()
 	defer e.unlock()
+	if e.is015() {
+		return e.ack015(items)
+	}
 	results := make([]AckResult, len(items))
 	accepted := make([]acceptedAck, 0, len(items))
 	for i := range items {

@@ -85,7 +85,8 @@ type PopResult struct {
 	Queue, Partition, PartitionID, LeaseID, ConsumerGroup string
 	PartitionsClaimed                                     int
 	Messages                                              []Message
-	ConflatingEmpty                                       bool // answer 200 {"messages":[]} (R36)
+	ConflatingEmpty                                       bool        // answer 200 {"messages":[]} (R36)
+	Empty                                                 EmptyReason // why nothing was handed out, in Mode015 only
 }
 
 // Message is one handed-out message (R42).

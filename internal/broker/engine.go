@@ -22,6 +22,7 @@ type Timer interface{ Stop() bool }
 type Engine struct {
 	mu    sync.Mutex
 	clock Clock
+	mode  Mode
 
 	queues       map[string]*queue
 	partitions   map[string]*partition // by partition id
@@ -53,8 +54,8 @@ type Engine struct {
 type groupKey struct{ queue, group string }
 
 // New returns an empty broker that reads time from clock.
-func New(clock Clock) *Engine {
-	return &Engine{
+func New(clock Clock, opts ...Option) *Engine {
+	e := &Engine{
 		clock:      clock,
 		queues:     make(map[string]*queue),
 		partitions: make(map[string]*partition),
@@ -67,6 +68,10 @@ func New(clock Clock) *Engine {
 		waitCount:  make(map[groupKey]int),
 		wake:       make(map[string]struct{}),
 	}
+	for _, o := range opts {
+		o(e)
+	}
+	return e
 }
 
 // now is the engine's time at the microsecond precision the wire carries (§2.1).

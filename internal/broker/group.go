@@ -16,6 +16,10 @@ type cursorState struct {
 	attempts []int32 // deliveries per offset, kept across seeks (R57, R58)
 
 	consumption consumption // introspection's counters (R156)
+
+	// 0.15 only: acks counted against ackedLease, which ends once they cover its batch (O17).
+	ackedLease *lease
+	acked      int
 }
 
 // cursorOf returns the group's cursor in p, placing a new one at the group's start (R102, R108).

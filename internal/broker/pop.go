@@ -74,21 +74,37 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		}
 	}
 	arrival := e.seq
-	if w != nil {
+	if w != nil && !e.is015() { // 0.15 decides a start when a pop claims, not when it arrives (O27)
 		arrival = w.arrival
 	}
 	q := e.queues[r.Queue]
 	if q == nil {
-		e.decidePending(r.Queue, r.Group, r, arrival, w)
-		return e.emptyResult(r.Queue, r.Group, r), nil, nil
+		res := e.emptyResult(r.Queue, r.Group, r)
+		if e.is015() {
+			res.Empty = EmptyNoPartition
+			if r.Partition != "" {
+				res.Empty = EmptyPartitionNotFound
+			}
+		} else {
+			e.decidePending(r.Queue, r.Group, r, arrival, w)
+		}
+		return res, nil, nil
 	}
+	_, hadStart := q.groups[r.Group]
 	m := e.decideStart(q, r.Group, r, arrival, w)
 
 	parts := q.parts
 	if r.Partition != "" {
 		p := q.byName[r.Partition]
 		if p == nil {
-			return e.emptyResult(r.Queue, r.Group, r), nil, nil
+			res := e.emptyResult(r.Queue, r.Group, r)
+			if e.is015() {
+				res.Empty = EmptyPartitionNotFound
+				if !hadStart {
+					delete(q.groups, r.Group)
+				}
+			}
+			return res, nil, nil
 		}
 		parts = []*partition{p}
 	}
@@ -115,6 +131,14 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		limit = 1
 	}
 	res, g := e.claim(q, r.Group, m, ready, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
+	if e.is015() {
+		if !hadStart && !keepStart015(m, parts) {
+			delete(q.groups, r.Group)
+		}
+		if len(res.Messages) == 0 {
+			e.empty015(&res, r, parts, !hadStart && m.start != startAll)
+		}
+	}
 	return res, g, nil
 }
 

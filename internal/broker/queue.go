@@ -42,7 +42,7 @@ func (e *Engine) queueFor(name string) *queue {
 		name:            name,
 		order:           e.queueSeq,
 		created:         e.now(),
-		leaseTime:       defaultLeaseSeconds,
+		leaseTime:       e.defaultLease(),
 		retryLimit:      defaultRetryLimit,
 		deadLetterQueue: true,
 		byName:          make(map[string]*partition),

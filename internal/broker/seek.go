@@ -6,6 +6,9 @@ import "time"
 func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
 	e.mu.Lock()
 	defer e.unlock()
+	if e.is015() {
+		return e.seek015(group, queue, toEnd, ts), nil
+	}
 	q := e.queues[queue]
 	if q == nil {
 		return SeekResult{}, ErrQueueNotFound

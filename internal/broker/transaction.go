@@ -11,6 +11,9 @@ import (
 func (e *Engine) Transaction(ops []TxOp) TxResult {
 	e.mu.Lock()
 	defer e.unlock()
+	if e.is015() {
+		return e.transaction015(ops)
+	}
 	txID := uuid.NewString()
 	rollback := func(op int, reason string) TxResult {
 		return TxResult{TransactionID: txID, Error: fmt.Sprintf("operation %d: %s", op, reason), Results: []TxEntry{}}

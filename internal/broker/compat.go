@@ -1,0 +1,334 @@
+package broker
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Mode is the broker generation the engine behaves as.
+type Mode uint8
+
+const (
+	// Mode20 is the 2.0 design, the default.
+	Mode20 Mode = iota
+	// Mode015 is a 0.15 broker as it behaves on the wire, its data-losing bugs
+	// included: the SDK's tests use it to prove the client is careful where 0.15 is not.
+	Mode015
+)
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithMode makes the engine behave as the given broker generation.
+func WithMode(m Mode) Option { return func(e *Engine) { e.mode = m } }
+
+func (e *Engine) is015() bool { return e.mode == Mode015 }
+
+// leaseSeconds015 is 0.15's leaseTime for a queue a push creates or a configure leaves
+// without one (O21).
+const leaseSeconds015 = 300
+
+// defaultLease is the leaseTime of a queue created by a push or configured without one.
+func (e *Engine) defaultLease() int {
+	if e.is015() {
+		return leaseSeconds015
+	}
+	return defaultLeaseSeconds
+}
+
+// EmptyReason says why a 0.15 pop handed out nothing; 0.15 answers each with its own body (O2).
+type EmptyReason uint8
+
+const (
+	EmptyNone              EmptyReason = iota // 2.0, or messages were handed out
+	EmptyNoPartition                          // {"error":"no_available_partition"}
+	EmptyLeaseHeld                            // {"error":"lease_held"}: the group holds the partition
+	EmptyPartitionNotFound                    // {"error":"partition_not_found"}
+	EmptyClaimed                              // a partition claimed with nothing new: success, a leaseId that holds nothing
+)
+
+// empty015 fills in why a 0.15 pop found nothing. parts are the partitions the pop looked at,
+// and decided tells whether this pop decided the group's start.
+func (e *Engine) empty015(res *PopResult, r *PopRequest, parts []*partition, decided bool) {
+	var claimed *partition
+	switch {
+	case r.Partition != "":
+		p := parts[0]
+		if e.liveLease(p.groups[r.Group]) != nil {
+			res.Empty = EmptyLeaseHeld
+			return
+		}
+		claimed = p
+	case decided:
+		// The deciding pop claims a partition with messages before its start puts the cursor
+		// past them (capture D2b).
+		for _, p := range parts {
+			if len(p.msgs) > 0 && e.liveLease(p.groups[r.Group]) == nil {
+				claimed = p
+				break
+			}
+		}
+	}
+	if claimed == nil {
+		res.Empty = EmptyNoPartition
+		return
+	}
+	res.Empty = EmptyClaimed
+	res.Partition, res.PartitionID, res.PartitionsClaimed = claimed.name, claimed.id, 1
+	res.LeaseID = uuid.NewString()
+}
+
+// keepStart015 decides whether 0.15 stores the start a pop just decided: an "all" start is
+// never stored (O14), and a "new" or timestamp start only once a pop finds a partition with
+// a message (O27). Until then every pop decides afresh, from its own arrival.
+func keepStart015(m *groupMeta, parts []*partition) bool {
+	if m.start == startAll {
+		return false
+	}
+	for _, p := range parts {
+		if len(p.msgs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ack015 is one ack item checked against the state as 0.15 checks it.
+type ack015 struct {
+	p      *partition
+	group  string
+	off    int64
+	status ackStatus
+	errMsg string
+}
+
+// check015 runs 0.15's checks (O20): an unknown status is refused with no error text, a wrong
+// leaseId is refused, and nothing checks that the message was delivered or is in the batch.
+func (e *Engine) check015(it *AckItem, res *AckResult) (ack015, bool) {
+	p := e.partitions[it.PartitionID]
+	if p != nil {
+		res.QueueName, res.PartitionName = &p.q.name, &p.name
+	}
+	status, ok := parseAckStatus(it.Status)
+	if !ok {
+		return ack015{}, false
+	}
+	off, found := int64(0), false
+	if p != nil {
+		off, found = p.byTx[it.TransactionID]
+	}
+	if !found {
+		res.Error = &errMessageNotFound
+		return ack015{}, false
+	}
+	group := it.Group
+	if group == "" {
+		group = QueueMode
+	}
+	if it.LeaseID != "" {
+		if live := e.liveLease(p.groups[group]); live == nil || live.id != it.LeaseID {
+			res.Error = &errInvalidLease
+			return ack015{}, false
+		}
+	}
+	return ack015{p: p, group: group, off: off, status: status, errMsg: it.Error}, true
+}
+
+// ack015 applies acks one by one in array order, as 0.15 does (O17, O18, O20), once all are
+// checked:
+// a completed moves the cursor to its message, backwards or past a failed one; a lease ends
+// once as many acks as it leased messages have come, wherever they point.
+func (e *Engine) ack015(items []AckItem) []AckResult {
+	results := make([]AckResult, len(items))
+	checked := make([]ack015, len(items))
+	ok := make([]bool, len(items))
+	for i := range items { // every item is checked against the state before the request
+		results[i] = AckResult{Index: i, TransactionID: items[i].TransactionID}
+		checked[i], ok[i] = e.check015(&items[i], &results[i])
+	}
+	for i := range items {
+		if ok[i] {
+			e.apply015(checked[i], &results[i], false)
+		}
+	}
+	return results
+}
+
+// apply015 applies one checked item. In a transaction (tx) a failed files the message at once,
+// without the retry budget (O23).
+func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
+	res.Success = true
+	gc := a.p.groups[a.group]
+	neverRead := gc == nil
+	if neverRead { // 0.15 makes the group's cursor row on the spot (O20)
+		gc = &cursorState{p: a.p, group: a.group, cursor: -1}
+		a.p.groups[a.group] = gc
+	}
+	live := e.liveLease(gc)
+	switch a.status {
+	case ackCompleted:
+		gc.cursor = a.off // wherever it was (O18)
+		if gc.retries > 0 && gc.cursor >= gc.retryOff {
+			gc.retries = 0
+		}
+		res.LeaseReleased = live == nil || e.countAck015(gc)
+		return
+	case ackRetry:
+		res.LeaseReleased = e.release(gc)
+		return
+	case ackFailed:
+		// A group that never read the partition has no budget: its failed files at once (O20).
+		if !tx && !neverRead && gc.retries < gc.p.q.retryLimit {
+			gc.retries++
+			gc.retryOff = a.off
+			res.LeaseReleased = e.release(gc)
+			return
+		}
+	}
+	// dlq, or a failed with no budget left. The counter is not reset (O20), and 0.15 does not
+	// report the release this ack may cause (captures C3.2, C6c).
+	res.DLQ = e.fileDeadLetter(gc, a.off, a.errMsg)
+	gc.cursor = a.off
+	e.countAck015(gc)
+}
+
+// countAck015 counts one more ack against the group's live lease on the partition and ends
+// the hold once the count reaches the leased batch's size (O17).
+func (e *Engine) countAck015(gc *cursorState) bool {
+	l := e.liveLease(gc)
+	if l == nil {
+		return false
+	}
+	if gc.ackedLease != l {
+		gc.ackedLease, gc.acked = l, 0
+	}
+	gc.acked++
+	if int64(gc.acked) < gc.last-gc.first+1 {
+		return false
+	}
+	e.endHold(gc, endReached)
+	return true
+}
+
+// transaction015 is a 0.15 transaction (O23): every operation is checked first; a retry, an
+// unknown status or a push whose transactionId exists rolls everything back; a failed or a
+// dlq files the message at once; then the operations apply in order.
+func (e *Engine) transaction015(ops []TxOp) TxResult {
+	txID := uuid.NewString()
+	rollback := func(op int, reason string) TxResult {
+		return TxResult{TransactionID: txID, Error: fmt.Sprintf("operation %d: %s", op, reason), Results: []TxEntry{}}
+	}
+	acks := make([]ack015, len(ops))
+	for i := range ops {
+		op := &ops[i]
+		switch op.Type {
+		case "ack":
+			var res AckResult
+			a, ok := e.check015(&op.Ack, &res)
+			switch {
+			case !ok && res.Error != nil:
+				return rollback(i, *res.Error)
+			case !ok:
+				return rollback(i, fmt.Sprintf("invalid status %q", op.Ack.Status))
+			case a.status == ackRetry:
+				return rollback(i, "status retry is not supported in a transaction")
+			}
+			acks[i] = a
+		case "push":
+			if op.Invalid != "" {
+				return rollback(i, op.Invalid)
+			}
+			for j := range op.Push {
+				if reason := e.pushRefusal015(&op.Push[j]); reason != "" {
+					return rollback(i, fmt.Sprintf("item %d: %s", j, reason))
+				}
+			}
+		default:
+			return rollback(i, fmt.Sprintf("unknown operation type %q", op.Type))
+		}
+	}
+	entries := make([]TxEntry, 0, len(ops))
+	for i := range ops {
+		op := &ops[i]
+		if op.Type == "ack" {
+			res := AckResult{TransactionID: op.Ack.TransactionID}
+			e.apply015(acks[i], &res, true)
+			entries = append(entries, TxEntry{
+				Index: len(entries), Type: "ack", Success: res.Success, TransactionID: res.TransactionID,
+				PartitionID: op.Ack.PartitionID, DLQ: res.DLQ, LeaseReleased: res.LeaseReleased,
+			})
+			continue
+		}
+		for _, p := range e.push(op.Push) {
+			entries = append(entries, TxEntry{
+				Index: len(entries), Type: "push", Success: true, Status: p.Status,
+				TransactionID: p.TransactionID, MessageID: p.MessageID, PartitionID: p.PartitionID,
+				QueueName: p.QueueName, Offset: -1,
+			})
+		}
+	}
+	return TxResult{TransactionID: txID, Success: true, Results: entries}
+}
+
+// pushRefusal015 is why a transaction's push item fails on 0.15: a missing queue, or a
+// transactionId its partition already holds (O23).
+func (e *Engine) pushRefusal015(it *PushItem) string {
+	if it.Queue == "" {
+		return "queue is required"
+	}
+	if it.TransactionID == "" {
+		return ""
+	}
+	name := it.Partition
+	if name == "" {
+		name = defaultPartition
+	}
+	if q := e.queues[it.Queue]; q != nil {
+		if p := q.byName[name]; p != nil {
+			if _, dup := p.byTx[it.TransactionID]; dup {
+				return fmt.Sprintf("duplicate key value violates unique constraint: transactionId %q exists", it.TransactionID)
+			}
+		}
+	}
+	return ""
+}
+
+// seek015 is 0.15's seek (O16): only partitions where the group has a cursor move; a message
+// exactly at ts is excluded; a ts before a partition's first message puts the group back at its
+// original start there; leases are released and retry counters kept. An unknown queue moves
+// nothing.
+func (e *Engine) seek015(group, queueName string, toEnd bool, ts time.Time) SeekResult {
+	q := e.queues[queueName]
+	if q == nil {
+		return SeekResult{}
+	}
+	if group == "" {
+		group = QueueMode
+	}
+	m := q.groups[group]
+	n := 0
+	for _, p := range q.parts {
+		gc := p.groups[group]
+		if gc == nil {
+			continue
+		}
+		n++
+		e.release(gc)
+		switch {
+		case toEnd:
+			gc.cursor = p.lastOffset()
+		case len(p.msgs) == 0 || ts.Before(p.msgs[0].createdAt):
+			gc.cursor = -1
+			if m != nil {
+				gc.cursor = m.initialCursor(p)
+			}
+		default:
+			gc.cursor = int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].createdAt.After(ts) })) - 1
+		}
+	}
+	e.markWake(q.name)
+	return SeekResult{PartitionsUpdated: n}
+}
