@@ -88,7 +88,7 @@ func TestAPISignatures(t *testing.T) {
 	)
 	_ = queen.AckItem{Message: &m, Status: queen.StatusFailed, Error: "e"}
 	_ = queen.AckResult{TransactionID: "t", Success: true, Error: "", DLQ: false, LeaseReleased: false}
-	_ = queen.PushItem{Data: 1, TransactionID: "t", TraceID: ""}
+	_ = queen.PushItem{Data: 1, TransactionID: "t", TraceID: "", Partition: "p"}
 	_ = queen.PushResult{TransactionID: "t", MessageID: "m", PartitionID: "p", Status: "queued", Offset: 0}
 	_ = queen.APIError{StatusCode: 400, Message: "m", Method: "GET", Path: "/"}
 	_ = []error{queen.ErrInvalidOption, queen.ErrLeaseLost, queen.ErrLeaseExpired, queen.ErrAlreadySettled,

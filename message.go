@@ -60,10 +60,13 @@ type AckResult struct {
 
 // PushItem is one message to push. Data is JSON-encoded; json.RawMessage passes through unchanged.
 // An empty TransactionID gets a client-made UUIDv7, so a retried push is deduplicated by the broker.
+// Partition is this item's own partition, so one push can carry items of many partitions; empty,
+// the item goes to the partition the call names (the builder's Partition, or Default).
 type PushItem struct {
 	Data          any
 	TransactionID string
 	TraceID       string // empty, or a UUID in canonical form
+	Partition     string // empty: the call's partition
 }
 
 // PushResult is the broker's answer for one pushed item.

@@ -10,16 +10,20 @@ import (
 	"github.com/google/uuid"
 )
 
-// maxPushItems caps the items of one push request; longer pushes are split.
-const maxPushItems = 1000
+// Limits of one push request: the broker takes at most 10,000 items and a 32 MiB body (R146).
+// Longer pushes are split; the byte bound leaves room for the JSON around the payloads.
+const (
+	maxPushItems = 10000
+	maxPushBytes = 16 << 20
+)
 
-// Push stores items in the builder's queue, in the partition set by Partition ("Default" when
-// unset), and returns one result per item, in order. Items without a TransactionID get a
-// UUIDv7, so a push retried by the transport is deduplicated by the broker: a result's Status
-// is "queued" for a new message and "duplicate" when the partition already held that
-// transactionId (on 0.15 brokers also "buffered"). Pushes above 1000 items are sent as several
-// requests; an error after the first means the earlier ones were stored (a retry of the whole
-// call is safe thanks to the transactionIds).
+// Push stores items in the builder's queue, each in its own Partition, else in the partition set
+// by the builder's Partition ("Default" when unset), and returns one result per item, in order.
+// Items without a TransactionID get a UUIDv7, so a push retried by the transport is deduplicated
+// by the broker: a result's Status is "queued" for a new message and "duplicate" when the
+// partition already held that transactionId (on 0.15 brokers also "buffered"). Pushes above
+// 10,000 items or 16 MiB are sent as several requests; an error after the first means the
+// earlier ones were stored (a retry of the whole call is safe thanks to the transactionIds).
 func (b QueueBuilder) Push(ctx context.Context, items ...PushItem) ([]PushResult, error) {
 	if err := b.validate(forPush); err != nil {
 		return nil, err
@@ -29,15 +33,34 @@ func (b QueueBuilder) Push(ctx context.Context, items ...PushItem) ([]PushResult
 		return nil, err
 	}
 	results := make([]PushResult, 0, len(items))
-	for start := 0; start < len(wire); start += maxPushItems {
-		chunk := wire[start:min(start+maxPushItems, len(wire))]
-		got, err := b.client.pushChunk(ctx, affinityKey(b.queue, b.partition, ""), chunk)
+	for len(wire) > 0 {
+		n := pushChunkLen(wire)
+		got, err := b.client.pushChunk(ctx, affinityKey(b.queue, b.partition, ""), wire[:n])
 		if err != nil {
 			return results, err
 		}
 		results = append(results, got...)
+		wire = wire[n:]
 	}
 	return results, nil
+}
+
+// pushChunkLen is how many of items, from the first, one push request carries: at most
+// maxPushItems, and no more than maxPushBytes of them unless the first alone is larger.
+func pushChunkLen(items []pushItem) int {
+	size := 0
+	for i := range min(len(items), maxPushItems) {
+		size += items[i].size()
+		if size > maxPushBytes && i > 0 {
+			return i
+		}
+	}
+	return min(len(items), maxPushItems)
+}
+
+// size estimates an item's share of a push body.
+func (w *pushItem) size() int {
+	return len(w.Payload) + len(w.Queue) + len(w.Partition) + len(w.TransactionID) + len(w.TraceID) + 80
 }
 
 // pushItem is one item on the wire.
@@ -59,6 +82,9 @@ func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, err
 	for i, it := range items {
 		w := &wire[i]
 		w.Queue, w.Partition, w.TransactionID, w.TraceID = queue, partition, it.TransactionID, it.TraceID
+		if it.Partition != "" {
+			w.Partition = it.Partition
+		}
 		if it.TraceID != "" && !canonicalUUID(it.TraceID) {
 			return nil, invalidOption(fmt.Sprintf("%s[%d].traceId", name, i), it.TraceID,
 				"must be a UUID in canonical form (8-4-4-4-12 hex digits)")

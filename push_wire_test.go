@@ -158,11 +158,10 @@ func TestPushRefusesBadInputBeforeSending_O8(t *testing.T) {
 	})
 }
 
-// Long pushes are split into requests of at most 1000 items; results keep the item order.
-func TestPushSplitsIntoThousands(t *testing.T) {
-	t.Parallel()
+// splitRecorder answers each push with one queued result per item and records the requests.
+func splitRecorder(t *testing.T) (*queen.Client, *recorder) {
 	c, mt := mockClient(t)
-	var rec recorder
+	rec := &recorder{}
 	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
 		rec.keep(req)
 		all := rec.all()
@@ -180,21 +179,50 @@ func TestPushSplitsIntoThousands(t *testing.T) {
 		}
 		return httpmock.NewStringResponse(200, "["+strings.Join(parts, ",")+"]"), nil
 	})
-	items := make([]queen.PushItem, 2500)
+	return c, rec
+}
+
+func requestSizes(rec *recorder) []int {
+	sizes := []int{}
+	for _, r := range rec.all() {
+		sizes = append(sizes, strings.Count(r.Body, `"transactionId"`))
+	}
+	return sizes
+}
+
+// Long pushes are split into requests of at most 10,000 items (R146); results keep the item order.
+func TestPushSplitsAtTheItemLimit_R146(t *testing.T) {
+	t.Parallel()
+	c, rec := splitRecorder(t)
+	items := make([]queen.PushItem, 10001)
 	for i := range items {
 		items[i] = queen.PushItem{Data: i, TransactionID: fmt.Sprintf("t%d", i)}
 	}
 	results, err := c.Queue("q").Push(t.Context(), items...)
 	require.NoError(t, err)
-	require.Len(t, results, 2500)
+	require.Len(t, results, 10001)
 	for i, r := range results {
 		require.Equal(t, fmt.Sprintf("t%d", i), r.TransactionID)
 	}
-	sizes := []int{}
-	for _, r := range rec.all() {
-		sizes = append(sizes, strings.Count(r.Body, `"transactionId"`))
-	}
-	assert.Equal(t, []int{1000, 1000, 500}, sizes)
+	assert.Equal(t, []int{10000, 1}, requestSizes(rec))
+}
+
+// An item's own Partition wins over the builder's; one request carries several partitions.
+func TestPushItemPartition(t *testing.T) {
+	t.Parallel()
+	c, mt := mockClient(t)
+	var rec recorder
+	mt.RegisterNoResponder(rec.respond(201, `[{"index":0,"transaction_id":"a","status":"queued"},{"index":1,"transaction_id":"b","status":"queued"},{"index":2,"transaction_id":"c","status":"queued"}]`))
+	_, err := c.Queue("q").Partition("builder").Push(t.Context(),
+		queen.PushItem{Data: 1, TransactionID: "a", Partition: "p1"},
+		queen.PushItem{Data: 2, TransactionID: "b"},
+		queen.PushItem{Data: 3, TransactionID: "c", Partition: "p2"})
+	require.NoError(t, err)
+	req := rec.only(t)
+	assert.JSONEq(t, `{"items":[
+		{"queue":"q","partition":"p1","payload":1,"transactionId":"a"},
+		{"queue":"q","partition":"builder","payload":2,"transactionId":"b"},
+		{"queue":"q","partition":"p2","payload":3,"transactionId":"c"}]}`, req.Body)
 }
 
 // A push answered with a result count that does not match is an error, not a guess.

@@ -74,12 +74,12 @@ func (tx *Transaction) Ack(m *Message, status Status, opts ...AckOption) *Transa
 	return tx
 }
 
-// Push adds items for queue's Default partition.
+// Push adds items for queue, each in its own Partition (Default when empty).
 func (tx *Transaction) Push(queue string, items ...PushItem) *Transaction {
 	return tx.PushTo(queue, "", items...)
 }
 
-// PushTo adds items for the named partition of queue.
+// PushTo adds items for the named partition of queue; an item's own Partition, when set, wins.
 func (tx *Transaction) PushTo(queue, partition string, items ...PushItem) *Transaction {
 	tx.mu.Lock()
 	tx.ops = append(tx.ops, txOp{queue: queue, partition: partition, items: items})

@@ -1,0 +1,53 @@
+package queen
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// Large payloads split a push before its body nears the broker's 32 MiB limit (R146); an item
+// larger than the split size still goes, alone.
+func TestPushChunkLenBoundsTheBody_R146(t *testing.T) {
+	t.Parallel()
+	payload := make([]byte, 17<<20)
+	item := func(size int) pushItem { return pushItem{Queue: "q", Payload: payload[:size]} }
+	var lens []int
+	items := []pushItem{item(9 << 20), item(9 << 20), item(1), item(17 << 20), item(1), item(1)}
+	for len(items) > 0 {
+		n := pushChunkLen(items)
+		lens = append(lens, n)
+		items = items[n:]
+	}
+	assert.Equal(t, []int{1, 2, 1, 2}, lens)
+
+	small := make([]pushItem, maxPushItems+5)
+	assert.Equal(t, maxPushItems, pushChunkLen(small))
+	assert.Equal(t, 5, pushChunkLen(small[maxPushItems:]))
+}
+
+// One push stores each item in its own partition, against the reference broker.
+func TestPushItemPartitionStored(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	c := newTestClient(t, srv.URL())
+	res, err := c.Queue("q").Partition("b").Push(t.Context(),
+		PushItem{Data: 1, TransactionID: "x", Partition: "a"},
+		PushItem{Data: 2, TransactionID: "y"},
+		PushItem{Data: 3, TransactionID: "z", Partition: "a"})
+	require.NoError(t, err)
+	require.Len(t, res, 3)
+	for part, want := range map[string][]string{"a": {"x", "z"}, "b": {"y"}} {
+		msgs, err := c.Queue("q").Partition(part).Batch(10).Pop(t.Context())
+		require.NoError(t, err)
+		var got []string
+		for _, m := range msgs {
+			got = append(got, m.TransactionID)
+			assert.Equal(t, part, m.Partition)
+		}
+		assert.Equal(t, want, got, "partition %s", part)
+	}
+}
