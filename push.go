@@ -83,6 +83,9 @@ func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, err
 		w := &wire[i]
 		w.Queue, w.Partition, w.TransactionID, w.TraceID = queue, partition, it.TransactionID, it.TraceID
 		if it.Partition != "" {
+			if err := checkNameField(fmt.Sprintf("%s[%d].partition", name, i), it.Partition); err != nil {
+				return nil, err
+			}
 			w.Partition = it.Partition
 		}
 		if it.TraceID != "" && !canonicalUUID(it.TraceID) {

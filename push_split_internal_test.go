@@ -51,3 +51,12 @@ func TestPushItemPartitionStored(t *testing.T) {
 		assert.Equal(t, want, got, "partition %s", part)
 	}
 }
+
+// An item's own partition name is checked like the builder's, before anything is sent.
+func TestPushItemPartitionIsChecked(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1") // nothing listens: a request would fail differently
+	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1}, PushItem{Data: 2, Partition: ".."})
+	require.ErrorIs(t, err, ErrInvalidOption)
+	assert.Contains(t, err.Error(), "items[1].partition")
+}
