@@ -79,9 +79,10 @@ func TestRoutes_UnknownPathsAndMethods_R133(t *testing.T) {
 		{"GET", "/"},
 		{"GET", "/api/v1"},
 		{"GET", "/api/v1/status"},
-		{"GET", "/api/v1/messages"},
+		{"GET", "/api/v1/messages/p0-0"},
+		{"GET", "/api/v1/status/queues/q/messages"},
+		{"GET", "/api/v1/resources/queues"},
 		{"GET", "/api/v1/analytics/queues"},
-		{"GET", "/api/v1/consumer-groups"},
 		{"POST", "/api/v1/consumer-groups/g/queues/q/partitions/p/seek"}, // R116
 		{"GET", "/api/v1/pop/queue"},
 		{"GET", "/api/v1/pop/queue/q/partition"},

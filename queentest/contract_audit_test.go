@@ -79,20 +79,17 @@ func TestPop_IntegersBeyond64Bits_R31_R35_R39(t *testing.T) {
 	c.get("/api/v1/pop/queue/bignum?timeout=99999999999999999999").wantError(t, http.StatusBadRequest, "timeout")
 }
 
-// §2.2, R133: the 0.15 consumer-group reads are dropped routes and answer 404, even though
-// group deletion shares their path; other methods there are still 405.
-func TestRoutes_DroppedGroupReadsAreNotFound_R133(t *testing.T) {
+// §2.2, R133, R172: group deletion and the group reads share a path; other methods there are 405.
+func TestRoutes_GroupPathMethods_R133_R172(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
-	for _, path := range []string{"/api/v1/consumer-groups/lagging", "/api/v1/consumer-groups/g1", "/api/v1/consumer-groups"} {
-		r := c.get(path)
-		if r.status != http.StatusNotFound || string(r.body) != `{"error":"not found"}` {
-			t.Errorf("GET %s: %d %s, want 404 not found", path, r.status, r.body)
-		}
-	}
 	r := c.do("POST", "/api/v1/consumer-groups/g1", "")
-	if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "DELETE" {
-		t.Errorf("POST /api/v1/consumer-groups/g1: %d Allow %q, want 405 Allow DELETE", r.status, r.header.Get("Allow"))
+	if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "DELETE, GET, HEAD" {
+		t.Errorf("POST /api/v1/consumer-groups/g1: %d Allow %q, want 405 Allow DELETE, GET, HEAD", r.status, r.header.Get("Allow"))
+	}
+	r = c.do("POST", "/api/v1/consumer-groups/lagging", "{}")
+	if r.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /api/v1/consumer-groups/lagging: %d, want 405", r.status)
 	}
 }
 

@@ -75,7 +75,9 @@ func writeFailure(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusRequestEntityTooLarge, "request body too large: the limit is "+strconv.Itoa(maxBodyBytes)+" bytes")
 	case errors.Is(err, broker.ErrQueueNotFound),
 		errors.Is(err, broker.ErrGroupNotFound),
-		errors.Is(err, broker.ErrDeadLetterNotFound):
+		errors.Is(err, broker.ErrDeadLetterNotFound),
+		errors.Is(err, broker.ErrPartitionNotFound),
+		errors.Is(err, broker.ErrMessageNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())

@@ -36,6 +36,14 @@ func routes(s *Server) *http.ServeMux {
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}", s.handleDeleteGroup)
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}/queues/{queue}", s.handleDeleteGroupOnQueue)
 	mux.HandleFunc("DELETE /api/v1/resources/queues/{queue}", s.handleDeleteQueue)
+	mux.HandleFunc("GET /api/v1/status/queues", s.handleQueueList)
+	mux.HandleFunc("GET /api/v1/status/queues/{queue}", s.handleQueueDetail)
+	mux.HandleFunc("GET /api/v1/consumer-groups", s.handleGroupList)
+	mux.HandleFunc("GET /api/v1/consumer-groups/lagging", s.handleLagging)
+	mux.HandleFunc("GET /api/v1/consumer-groups/{group}", s.handleGroupDetail)
+	mux.HandleFunc("GET /api/v1/messages", s.handleMessages)
+	mux.HandleFunc("GET /api/v1/messages/{partitionId}/{transactionId}", s.handleMessage)
+	mux.HandleFunc("GET /api/v1/resources/overview", s.handleOverview)
 	return mux
 }
 
@@ -57,7 +65,7 @@ func jsonFallbacks(mux *http.ServeMux) http.Handler {
 		// No route: ask the mux's own answer (404, 405, or a path-cleaning redirect) for its status.
 		probe := &statusProbe{header: http.Header{}}
 		h.ServeHTTP(probe, r)
-		if probe.status == http.StatusMethodNotAllowed && !isDroppedGroupRead(r) {
+		if probe.status == http.StatusMethodNotAllowed {
 			if allow := probe.header.Get("Allow"); allow != "" {
 				w.Header().Set("Allow", allow)
 			}
@@ -66,17 +74,6 @@ func jsonFallbacks(mux *http.ServeMux) http.Handler {
 		}
 		writeError(w, http.StatusNotFound, "not found")
 	})
-}
-
-// isDroppedGroupRead reports a 0.15 consumer-group read (GET /api/v1/consumer-groups/{group},
-// .../lagging): its path is also group deletion's, but 2.0 dropped the route, and §2.2 has
-// every other 0.15 consumer-group administration route answer 404, not 405.
-func isDroppedGroupRead(r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return false
-	}
-	rest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/api/v1/consumer-groups/")
-	return ok && rest != "" && !strings.Contains(rest, "/")
 }
 
 // statusProbe records what a handler answers and discards the body.
