@@ -2,10 +2,11 @@ package queen
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // AckOption adjusts one ack.
@@ -79,10 +80,21 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	if len(items) == 0 {
 		return nil, nil // a 0.15 broker never answers an empty batch (O19)
 	}
-	body := ackBatchBody{Acks: make([]ackBody, len(items))}
+	raw, err := encodeAckBatch(items)
+	if err != nil {
+		return nil, fmt.Errorf("queen: encode ack batch: %w", err)
+	}
+	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
+		affinity: items[0].Message.route, route: routeAckBatch, items: len(items), once: true}
+	return c.postAcks(ctx, &req, items)
+}
+
+// encodeAckBatch writes the body of a batch ack of valid items.
+func encodeAckBatch(items []AckItem) ([]byte, error) {
+	body := wire.AckBatchRequest{Acknowledgments: make([]wire.AckRequest, len(items))}
 	group, uniform := groupOf(items[0].Message), true
 	for i, it := range items {
-		body.Acks[i] = newAckBody(it.Message, it.Status, it.Error)
+		body.Acknowledgments[i] = newAckRequest(it.Message, it.Status, it.Error)
 		if groupOf(it.Message) != group {
 			uniform = false
 		}
@@ -90,20 +102,20 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	if uniform {
 		// One group for every item: say it once, as both broker versions read it.
 		body.ConsumerGroup = group
-		for i := range body.Acks {
-			body.Acks[i].ConsumerGroup = ""
+		for i := range body.Acknowledgments {
+			body.Acknowledgments[i].ConsumerGroup = ""
 		}
 	}
-	raw := appendAckBatch(make([]byte, 0, 256*len(items)), &body)
-	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
-		affinity: items[0].Message.route, route: routeAckBatch, items: len(items), once: true}
-	return c.postAcks(ctx, &req, items)
+	return wire.Marshal(&body)
 }
 
 // ack sends one message's ack; a refused item is returned as an error wrapping errAckRefused.
 func (c *Client) ack(ctx context.Context, m *Message, status Status, errText string) (AckResult, error) {
-	body := newAckBody(m, status, errText)
-	raw := appendAck(make([]byte, 0, 256), &body)
+	body := newAckRequest(m, status, errText)
+	raw, err := wire.Marshal(&body)
+	if err != nil {
+		return AckResult{}, fmt.Errorf("queen: encode ack: %w", err)
+	}
 	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route,
 		route: routeAck, items: 1, once: true}
 	items := [1]AckItem{{Message: m, Status: status, Error: errText}}
@@ -125,21 +137,9 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 	if _, err := c.send(ctx, req, buf); err != nil {
 		return nil, err
 	}
-	results := make([]AckResult, len(items))
-	n, err := decodeAckResults(buf.Bytes(), req, results)
+	results, err := ackResults(buf.Bytes(), req, items)
 	if err != nil {
 		return nil, err
-	}
-	for i, it := range items {
-		r := &results[i]
-		r.TransactionID = it.Message.TransactionID // the broker echoes it; position decides
-		if i >= n {
-			r.Error = "the broker sent no result for this item"
-			continue
-		}
-		if !r.Success && r.Error == "" {
-			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
-		}
 	}
 	if len(c.hooks.acked) > 0 {
 		for i, it := range items {
@@ -157,6 +157,29 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 	return results, nil
 }
 
+// ackResults reads an ack answer into one result per item, matched by position.
+func ackResults(body []byte, req *request, items []AckItem) ([]AckResult, error) {
+	var answer []wire.AckResult
+	if err := decodeArray(body, req, &answer); err != nil {
+		return nil, err
+	}
+	results := make([]AckResult, len(items))
+	for i, it := range items {
+		r := &results[i]
+		r.TransactionID = it.Message.TransactionID // the broker echoes it; position decides
+		if i >= len(answer) {
+			r.Error = "the broker sent no result for this item"
+			continue
+		}
+		a := &answer[i]
+		r.Success, r.Error, r.DLQ, r.LeaseReleased = a.Success, deref(a.Error), a.DLQ, a.LeaseReleased
+		if !r.Success && r.Error == "" {
+			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
+		}
+	}
+	return results, nil
+}
+
 // decodeArray decodes a 2xx body that should be a JSON array. A 0.15 broker answers a database
 // failure with a 200 {"success":false,"error":...} object instead (O3): that is an *APIError.
 func decodeArray(body []byte, req *request, out any) error {
@@ -164,8 +187,9 @@ func decodeArray(body []byte, req *request, out any) error {
 	if err := objectForArray(trimmed, req); err != nil {
 		return err
 	}
-	if err := json.Unmarshal(trimmed, out); err != nil {
-		return notJSONArray(req, err)
+	if err := wire.Unmarshal(trimmed, out); err != nil {
+		return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+			Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
 	}
 	return nil
 }
@@ -175,43 +199,21 @@ func objectForArray(trimmed []byte, req *request) error {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil
 	}
-	var e struct {
-		Error string `json:"error"`
-	}
-	_ = json.Unmarshal(trimmed, &e)
-	if e.Error == "" {
+	var e wire.ErrorAnswer
+	if wire.Unmarshal(trimmed, &e) != nil || e.Error == "" {
 		e.Error = "unexpected object where an array was expected"
 	}
 	return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path, Message: e.Error}
 }
 
-func notJSONArray(req *request, err error) error {
-	return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
-		Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
-}
-
-type ackBody struct {
-	TransactionID string `json:"transactionId"`
-	PartitionID   string `json:"partitionId"`
-	LeaseID       string `json:"leaseId,omitempty"`
-	Status        Status `json:"status"`
-	ConsumerGroup string `json:"consumerGroup,omitempty"`
-	Error         string `json:"error,omitempty"`
-}
-
-type ackBatchBody struct {
-	Acks          []ackBody `json:"acknowledgments"`
-	ConsumerGroup string    `json:"consumerGroup,omitempty"`
-}
-
-// newAckBody echoes the identifiers the message was delivered with (O6, O20); the group is
+// newAckRequest echoes the identifiers the message was delivered with (O6, O20); the group is
 // left out in queue mode (O13).
-func newAckBody(m *Message, status Status, errText string) ackBody {
+func newAckRequest(m *Message, status Status, errText string) wire.AckRequest {
 	if status == "" {
 		status = StatusCompleted
 	}
-	return ackBody{TransactionID: m.TransactionID, PartitionID: m.PartitionID, LeaseID: m.LeaseID,
-		Status: status, ConsumerGroup: groupOf(m), Error: errText}
+	return wire.AckRequest{TransactionID: m.TransactionID, PartitionID: m.PartitionID, LeaseID: m.LeaseID,
+		Status: string(status), ConsumerGroup: groupOf(m), Error: errText}
 }
 
 // groupOf is the message's consumer group as acks send it: "" in queue mode.

@@ -2,12 +2,15 @@ package queen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // queueModeGroup is the broker's name for the shared group of pops that name none (R23).
@@ -115,13 +118,6 @@ func (b QueueBuilder) pollTimeout() time.Duration {
 	return defaultPollTimeout
 }
 
-// emptyPopErrors are the 0.15 "nothing to deliver" answers (O2).
-var emptyPopErrors = map[string]bool{
-	"no_available_partition": true,
-	"lease_held":             true,
-	"partition_not_found":    true,
-}
-
 // doPop sends one pop and decodes its answer. A long poll's deadline is its timeout plus a
 // margin, never the http.Client's Timeout. Nothing to deliver is an empty slice and nil error.
 func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, error) {
@@ -159,6 +155,60 @@ func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.V
 		m.client = c
 	}
 	return msgs, nil
+}
+
+// decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200
+// (O2, O3).
+func decodePop(body []byte, path, route string) ([]*Message, error) {
+	var a wire.PopAnswer
+	if err := wire.Unmarshal(body, &a); err != nil {
+		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
+			Message: "pop answer is not a JSON object: " + err.Error(), NotJSON: true}
+	}
+	if a.Success != nil && !*a.Success && a.Error != nil && !wire.EmptyPopErrors[*a.Error] {
+		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: *a.Error}
+	}
+	if a.Messages == nil {
+		msg := "pop answer has no messages"
+		if a.Error != nil {
+			msg = *a.Error
+		}
+		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: msg}
+	}
+	msgs := make([]*Message, len(a.Messages))
+	backing := make([]Message, len(a.Messages)) // one allocation for the whole batch
+	partitionID, leaseID := deref(a.PartitionID), deref(a.LeaseID)
+	for i := range a.Messages {
+		w, m := &a.Messages[i], &backing[i]
+		m.ID, m.TransactionID, m.TraceID = w.ID, w.TransactionID, deref(w.TraceID)
+		// A message carries its own queue, partition, lease and group, or leaves them to the answer.
+		m.Queue = firstNonEmpty(w.Queue, a.Queue)
+		m.Partition = firstNonEmpty(w.Partition, a.Partition)
+		m.PartitionID = firstNonEmpty(w.PartitionID, partitionID)
+		m.LeaseID = firstNonEmpty(w.LeaseID, leaseID)
+		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, a.ConsumerGroup)
+		m.Offset, m.DeliveryAttempt = -1, 0 // unknown on 0.15 (O5)
+		if w.Offset != nil {
+			m.Offset = *w.Offset
+		}
+		if w.DeliveryAttempt != nil {
+			m.DeliveryAttempt = *w.DeliveryAttempt
+		}
+		// An unreadable time must not lose a leased batch: it is left zero.
+		m.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
+		m.Data = json.RawMessage(w.Data)
+		m.route = route
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func firstNonEmpty(a, b string) string {

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Limits of one push request: the broker takes at most 10,000 items and a 32 MiB body (R146).
@@ -28,29 +30,29 @@ func (b QueueBuilder) Push(ctx context.Context, items ...PushItem) ([]PushResult
 	if err := b.validate(forPush); err != nil {
 		return nil, err
 	}
-	wire, err := pushItems("items", b.queue, b.partition, items)
+	encoded, err := pushItems("items", b.queue, b.partition, items)
 	if err != nil {
 		return nil, err
 	}
 	results := make([]PushResult, 0, len(items))
-	for len(wire) > 0 {
-		n := pushChunkLen(wire)
-		got, err := b.client.pushChunk(ctx, affinityKey(b.queue, b.partition, ""), wire[:n])
+	for len(encoded) > 0 {
+		n := pushChunkLen(encoded)
+		got, err := b.client.pushChunk(ctx, affinityKey(b.queue, b.partition, ""), encoded[:n])
 		if err != nil {
 			return results, err
 		}
 		results = append(results, got...)
-		wire = wire[n:]
+		encoded = encoded[n:]
 	}
 	return results, nil
 }
 
 // pushChunkLen is how many of items, from the first, one push request carries: at most
 // maxPushItems, and no more than maxPushBytes of them unless the first alone is larger.
-func pushChunkLen(items []pushItem) int {
+func pushChunkLen(items []wire.PushItem) int {
 	size := 0
 	for i := range min(len(items), maxPushItems) {
-		size += items[i].size()
+		size += pushItemSize(&items[i])
 		if size > maxPushBytes && i > 0 {
 			return i
 		}
@@ -58,29 +60,20 @@ func pushChunkLen(items []pushItem) int {
 	return min(len(items), maxPushItems)
 }
 
-// size estimates an item's share of a push body.
-func (w *pushItem) size() int {
+// pushItemSize estimates an item's share of a push body.
+func pushItemSize(w *wire.PushItem) int {
 	return len(w.Payload) + len(w.Queue) + len(w.Partition) + len(w.TransactionID) + len(w.TraceID) + 80
-}
-
-// pushItem is one item on the wire.
-type pushItem struct {
-	Queue         string          `json:"queue"`
-	Partition     string          `json:"partition,omitempty"`
-	Payload       json.RawMessage `json:"payload"`
-	TransactionID string          `json:"transactionId"`
-	TraceID       string          `json:"traceId,omitempty"`
 }
 
 // pushItems encodes and checks items before anything is sent: data must encode as JSON and a
 // trace id must be a canonical UUID (R12, O8). name prefixes the field names in errors.
-func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, error) {
+func pushItems(name, queue, partition string, items []PushItem) ([]wire.PushItem, error) {
 	if err := checkPushTarget(name, queue, partition); err != nil {
 		return nil, err
 	}
-	wire := make([]pushItem, len(items))
+	encoded := make([]wire.PushItem, len(items))
 	for i, it := range items {
-		w := &wire[i]
+		w := &encoded[i]
 		w.Queue, w.Partition, w.TransactionID, w.TraceID = queue, partition, it.TransactionID, it.TraceID
 		if it.Partition != "" {
 			if err := checkNameField(fmt.Sprintf("%s[%d].partition", name, i), it.Partition); err != nil {
@@ -99,7 +92,7 @@ func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, err
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s[%d].data: %v", ErrInvalidOption, name, i, err)
 		}
-		w.Payload = payload
+		w.Payload = wire.Value(payload)
 		if w.TransactionID == "" {
 			id, err := uuid.NewV7()
 			if err != nil {
@@ -108,7 +101,7 @@ func pushItems(name, queue, partition string, items []PushItem) ([]pushItem, err
 			w.TransactionID = id.String()
 		}
 	}
-	return wire, nil
+	return encoded, nil
 }
 
 // encodeData turns a PushItem's Data into the payload: raw JSON passes through (checked), any
@@ -154,19 +147,9 @@ func canonicalUUID(s string) bool {
 	return true
 }
 
-type pushResultWire struct {
-	TransactionID string `json:"transaction_id"`
-	Status        string `json:"status"`
-	MessageID     string `json:"message_id"`
-	PartitionID   string `json:"partition_id"`
-	Offset        *int64 `json:"offset"`
-}
-
 // pushChunk sends one push request and matches its results to the items by position (O7).
-func (c *Client) pushChunk(ctx context.Context, affinity string, items []pushItem) ([]PushResult, error) {
-	raw, err := json.Marshal(struct {
-		Items []pushItem `json:"items"`
-	}{items})
+func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.PushItem) ([]PushResult, error) {
+	raw, err := wire.Marshal(&wire.PushRequest{Items: items})
 	if err != nil {
 		return nil, fmt.Errorf("queen: encode push: %w", err)
 	}
@@ -177,19 +160,19 @@ func (c *Client) pushChunk(ctx context.Context, affinity string, items []pushIte
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return nil, err
 	}
-	var wire []pushResultWire
-	if err := decodeArray(buf.Bytes(), &req, &wire); err != nil {
+	var answer []wire.PushResult
+	if err := decodeArray(buf.Bytes(), &req, &answer); err != nil {
 		return nil, err
 	}
-	if len(wire) != len(items) {
+	if len(answer) != len(items) {
 		return nil, &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
-			Message: fmt.Sprintf("push answered %d results for %d items", len(wire), len(items))}
+			Message: fmt.Sprintf("push answered %d results for %d items", len(answer), len(items))}
 	}
 	results := make([]PushResult, len(items))
-	for i, w := range wire {
+	for i, w := range answer {
 		r := &results[i]
 		r.TransactionID = firstNonEmpty(w.TransactionID, items[i].TransactionID)
-		r.MessageID, r.PartitionID, r.Status, r.Offset = w.MessageID, w.PartitionID, w.Status, -1
+		r.MessageID, r.PartitionID, r.Status, r.Offset = w.MessageID, deref(w.PartitionID), w.Status, -1
 		if w.Offset != nil {
 			r.Offset = *w.Offset
 		}

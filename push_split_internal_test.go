@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/wire"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -14,9 +15,9 @@ import (
 func TestPushChunkLenBoundsTheBody_R146(t *testing.T) {
 	t.Parallel()
 	payload := make([]byte, 17<<20)
-	item := func(size int) pushItem { return pushItem{Queue: "q", Payload: payload[:size]} }
+	item := func(size int) wire.PushItem { return wire.PushItem{Queue: "q", Payload: payload[:size]} }
 	var lens []int
-	items := []pushItem{item(9 << 20), item(9 << 20), item(1), item(17 << 20), item(1), item(1)}
+	items := []wire.PushItem{item(9 << 20), item(9 << 20), item(1), item(17 << 20), item(1), item(1)}
 	for len(items) > 0 {
 		n := pushChunkLen(items)
 		lens = append(lens, n)
@@ -24,7 +25,7 @@ func TestPushChunkLenBoundsTheBody_R146(t *testing.T) {
 	}
 	assert.Equal(t, []int{1, 2, 1, 2}, lens)
 
-	small := make([]pushItem, maxPushItems+5)
+	small := make([]wire.PushItem, maxPushItems+5)
 	assert.Equal(t, maxPushItems, pushChunkLen(small))
 	assert.Equal(t, 5, pushChunkLen(small[maxPushItems:]))
 }

@@ -2,11 +2,12 @@ package queen
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Renew extends the lease leaseID (every partition held under it) to at least now+extend,
@@ -24,9 +25,7 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 		return time.Time{}, invalidOption("extend", extend, "must not be negative")
 	}
 	secs := max(int64((extend+time.Second-1)/time.Second), 1)
-	raw, err := json.Marshal(struct {
-		Seconds int64 `json:"seconds"`
-	}{secs})
+	raw, err := wire.Marshal(&wire.ExtendRequest{Seconds: &secs})
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -37,11 +36,7 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return time.Time{}, err
 	}
-	var results []struct {
-		Success   bool      `json:"success"`
-		Error     string    `json:"error"`
-		ExpiresAt time.Time `json:"expiresAt"`
-	}
+	var results []wire.ExtendResult
 	if err := decodeArray(buf.Bytes(), &req, &results); err != nil {
 		return time.Time{}, err
 	}
@@ -51,11 +46,11 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	}
 	r := results[0]
 	if !r.Success {
-		reason := r.Error
+		reason := deref(r.Error)
 		if reason == "" {
 			reason = "refused"
 		}
 		return time.Time{}, fmt.Errorf("%w: renew lease %s: %s", ErrLeaseExpired, leaseID, reason)
 	}
-	return r.ExpiresAt, nil
+	return r.ExpiresAt.Value(), nil
 }

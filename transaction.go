@@ -2,12 +2,13 @@ package queen
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Transaction gathers acks and pushes that the broker applies all together or not at all
@@ -87,34 +88,6 @@ func (tx *Transaction) PushTo(queue, partition string, items ...PushItem) *Trans
 	return tx
 }
 
-type txAckWire struct {
-	Type string `json:"type"`
-	ackBody
-}
-
-type txPushWire struct {
-	Type  string     `json:"type"`
-	Items []pushItem `json:"items"`
-}
-
-type txResultWire struct {
-	TransactionID string `json:"transactionId"`
-	Success       bool   `json:"success"`
-	Error         string `json:"error"`
-	Results       []struct {
-		Type          string `json:"type"`
-		Success       bool   `json:"success"`
-		Status        string `json:"status"`
-		TransactionID string `json:"transactionId"`
-		MessageID     string `json:"messageId"`
-		PartitionID   string `json:"partitionId"`
-		Error         string `json:"error"`
-		Offset        *int64 `json:"offset"`
-		DLQ           bool   `json:"dlq"`
-		LeaseReleased bool   `json:"leaseReleased"`
-	} `json:"results"`
-}
-
 // Commit checks every operation (a nil or incomplete message, an unknown status, an empty
 // queue, a bad trace id), then sends the transaction. A rollback returns an error wrapping
 // ErrTransactionFailed with the broker's reason. When the answer was lost after the
@@ -130,7 +103,7 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 	if len(ops) == 0 {
 		return TransactionResult{}, invalidOption("transaction", "empty", "needs at least one Ack or Push")
 	}
-	wire := make([]any, len(ops))
+	body := wire.TransactionRequest{Operations: make([]wire.Operation, len(ops))}
 	affinity := ""
 	pushed := 0
 	var acked []*Message
@@ -143,7 +116,8 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 			if err := checkText(name+".error", op.errText); err != nil {
 				return TransactionResult{}, err
 			}
-			wire[i] = txAckWire{Type: "ack", ackBody: newAckBody(op.msg, op.status, op.errText)}
+			ack := newAckRequest(op.msg, op.status, op.errText)
+			body.Operations[i] = wire.Operation{Type: "ack", AckRequest: &ack}
 			if affinity == "" {
 				affinity = op.msg.route
 			}
@@ -156,7 +130,7 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 		if err != nil {
 			return TransactionResult{}, err
 		}
-		wire[i] = txPushWire{Type: "push", Items: items}
+		body.Operations[i] = wire.Operation{Type: "push", Items: items}
 		pushed += len(items)
 		if affinity == "" {
 			affinity = affinityKey(op.queue, op.partition, "")
@@ -173,7 +147,7 @@ func (tx *Transaction) Commit(ctx context.Context) (TransactionResult, error) {
 		}
 		acked = append(acked, op.msg)
 	}
-	res, err := tx.c.commit(ctx, wire, affinity, pushed)
+	res, err := tx.c.commit(ctx, &body, affinity, pushed)
 	if err != nil {
 		unsettleAll(acked)
 	}
@@ -217,10 +191,8 @@ func unsettleAll(msgs []*Message) {
 	}
 }
 
-func (c *Client) commit(ctx context.Context, ops []any, affinity string, pushed int) (TransactionResult, error) {
-	raw, err := json.Marshal(struct {
-		Operations []any `json:"operations"`
-	}{ops})
+func (c *Client) commit(ctx context.Context, body *wire.TransactionRequest, affinity string, pushed int) (TransactionResult, error) {
+	raw, err := wire.Marshal(body)
 	if err != nil {
 		return TransactionResult{}, fmt.Errorf("queen: encode transaction: %w", err)
 	}
@@ -231,13 +203,13 @@ func (c *Client) commit(ctx context.Context, ops []any, affinity string, pushed 
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return TransactionResult{}, err
 	}
-	var w txResultWire
-	if err := json.Unmarshal(buf.Bytes(), &w); err != nil {
+	var w wire.TransactionAnswer
+	if err := wire.Unmarshal(buf.Bytes(), &w); err != nil {
 		return TransactionResult{}, &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
 			Message: "transaction answer is not a JSON object: " + err.Error(), NotJSON: true}
 	}
 	if !w.Success {
-		reason := w.Error
+		reason := deref(w.Error)
 		if reason == "" {
 			reason = "rolled back"
 		}
@@ -252,10 +224,15 @@ func (c *Client) commit(ctx context.Context, ops []any, affinity string, pushed 
 	res := TransactionResult{TransactionID: w.TransactionID, Results: make([]TransactionEntry, len(w.Results))}
 	for i, r := range w.Results {
 		e := TransactionEntry{Type: r.Type, Success: r.Success, TransactionID: r.TransactionID,
-			PartitionID: r.PartitionID, Error: r.Error, MessageID: r.MessageID, Status: r.Status,
-			Offset: -1, DLQ: r.DLQ, LeaseReleased: r.LeaseReleased}
-		if r.Offset != nil {
-			e.Offset = *r.Offset
+			PartitionID: r.PartitionID, Offset: -1}
+		if a := r.AckEntry; a != nil {
+			e.Error, e.DLQ, e.LeaseReleased = deref(a.Error), a.DLQ, a.LeaseReleased
+		}
+		if p := r.PushEntry; p != nil {
+			e.MessageID, e.Status = p.MessageID, p.Status
+			if p.Offset != nil {
+				e.Offset = *p.Offset
+			}
 		}
 		if e.Type == "push" && e.Success && e.Status == "" {
 			e.Status = "queued" // a 0.15 broker fails the transaction on a duplicate (O23)

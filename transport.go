@@ -3,7 +3,6 @@ package queen
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,8 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // request is one broker call, before a server is chosen.
@@ -254,14 +255,10 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 // apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (O4).
 func (c *Client) apiError(r *request, status int, raw []byte) *APIError {
 	e := &APIError{StatusCode: status, Method: r.method, Path: r.path}
-	var body struct {
-		Error any `json:"error"`
-	}
-	if json.Unmarshal(raw, &body) == nil {
-		if s, ok := body.Error.(string); ok && s != "" {
-			e.Message = c.redact(s)
-			return e
-		}
+	var body wire.ErrorAnswer
+	if wire.Unmarshal(raw, &body) == nil && body.Error != "" {
+		e.Message = c.redact(body.Error)
+		return e
 	}
 	e.NotJSON = true
 	text := strings.TrimSpace(string(raw))

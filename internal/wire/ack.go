@@ -4,17 +4,17 @@ package wire
 type AckRequest struct {
 	TransactionID string `json:"transactionId"`
 	PartitionID   string `json:"partitionId"`
-	LeaseID       string `json:"leaseId,omitempty"`
-	Status        string `json:"status,omitempty"` // empty means completed
-	ConsumerGroup string `json:"consumerGroup,omitempty"`
-	Error         string `json:"error,omitempty"`
+	LeaseID       string `json:"leaseId,omitzero"`
+	Status        string `json:"status,omitzero"` // empty means completed
+	ConsumerGroup string `json:"consumerGroup,omitzero"`
+	Error         string `json:"error,omitzero"`
 }
 
 // AckBatchRequest is the body of POST /api/v1/ack/batch. A group named here applies to
 // every item.
 type AckBatchRequest struct {
 	Acknowledgments []AckRequest `json:"acknowledgments"`
-	ConsumerGroup   string       `json:"consumerGroup,omitempty"`
+	ConsumerGroup   string       `json:"consumerGroup,omitzero"`
 }
 
 // AckResult is one element of an ack answer (an array, for both routes). Error is null on

@@ -3,8 +3,8 @@ package wire
 // SeekRequest is the body of POST /api/v1/consumer-groups/{group}/queues/{queue}/seek: a
 // timestamp or toEnd, never both.
 type SeekRequest struct {
-	Timestamp string `json:"timestamp,omitempty"` // RFC 3339
-	ToEnd     bool   `json:"toEnd,omitempty"`
+	Timestamp string `json:"timestamp,omitzero"` // RFC 3339
+	ToEnd     bool   `json:"toEnd,omitzero"`
 }
 
 // SeekAnswer is a seek's answer. TargetTimestamp is null for a seek to the end.

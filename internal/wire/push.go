@@ -9,10 +9,10 @@ type PushRequest struct {
 // transactionId gets one made by the broker.
 type PushItem struct {
 	Queue         string `json:"queue"`
-	Partition     string `json:"partition,omitempty"` // empty means Default
+	Partition     string `json:"partition,omitzero"` // empty means Default
 	Payload       Value  `json:"payload,omitzero"`
-	TransactionID string `json:"transactionId,omitempty"`
-	TraceID       string `json:"traceId,omitempty"`
+	TransactionID string `json:"transactionId,omitzero"`
+	TraceID       string `json:"traceId,omitzero"`
 }
 
 // PushResult is one element of a push answer, in the 0.15 snake_case keys. A 0.15 broker

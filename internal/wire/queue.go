@@ -3,8 +3,8 @@ package wire
 // ConfigureRequest is the body of POST /api/v1/configure.
 type ConfigureRequest struct {
 	Queue     string        `json:"queue"`
-	Namespace string        `json:"namespace,omitempty"`
-	Task      string        `json:"task,omitempty"`
+	Namespace string        `json:"namespace,omitzero"`
+	Task      string        `json:"task,omitzero"`
 	Options   *QueueOptions `json:"options,omitzero"`
 }
 

@@ -1,0 +1,118 @@
+package queen
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+)
+
+// Benchmarks of the SDK's hottest bodies: a pop answer of 100 messages (captured from the
+// reference broker), a batch ack of 100 items and its answer. The encoding/json run decodes
+// the same pop answer into plain structs, a reference measured in the same run. Each reports
+// cpu-ns/op, the process's CPU time per operation, which other processes on a busy machine
+// disturb less than the wall time of ns/op.
+//
+//	go test -run '^$' -bench '^Benchmark(Decode|Encode)' -count 5 .
+
+// loop runs op b.N times and reports its CPU time per operation.
+func loop(b *testing.B, op func()) {
+	b.ReportAllocs()
+	start := processCPU()
+	for b.Loop() {
+		op()
+	}
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+}
+
+func loadPopAnswer(b *testing.B) []byte {
+	body, err := os.ReadFile("testdata/pop_answer_100.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+func BenchmarkDecodePop(b *testing.B) {
+	body := loadPopAnswer(b)
+	b.SetBytes(int64(len(body)))
+	loop(b, func() {
+		msgs, err := decodePop(body, "/p", "r")
+		if err != nil || len(msgs) != 100 {
+			b.Fatal(len(msgs), err)
+		}
+	})
+}
+
+func BenchmarkDecodePopEncodingJSON(b *testing.B) {
+	body := loadPopAnswer(b)
+	b.SetBytes(int64(len(body)))
+	type message struct {
+		ID, TransactionID, CreatedAt, PartitionID, Partition, LeaseID, ConsumerGroup string
+		TraceID                                                                      *string
+		Data                                                                         json.RawMessage
+		Offset                                                                       *int64
+		DeliveryAttempt                                                              *int
+	}
+	var answer struct {
+		Success                                               *bool
+		Error                                                 *string
+		Queue, Partition, PartitionID, LeaseID, ConsumerGroup string
+		Messages                                              []message
+	}
+	loop(b, func() {
+		answer.Messages = nil
+		if err := json.Unmarshal(body, &answer); err != nil || len(answer.Messages) != 100 {
+			b.Fatal(err)
+		}
+	})
+}
+
+// ackItems are 100 messages of one partition and group, as a pop leases them.
+func ackItems() []AckItem {
+	items := make([]AckItem, 100)
+	for i := range items {
+		items[i] = AckItem{Status: StatusCompleted, Message: &Message{
+			TransactionID: fmt.Sprintf("01a2315b-2269-74c8-897e-ed8c51f1%04d", i),
+			PartitionID:   "99fee5aa-5753-422b-be1c-ed7420de2cb2", LeaseID: "f5ba7391-6469-4851-b87a-0ea9404f65a7",
+			ConsumerGroup: "billing"}}
+	}
+	return items
+}
+
+func BenchmarkEncodeAckBatch(b *testing.B) {
+	items := ackItems()
+	loop(b, func() {
+		if body, err := encodeAckBatch(items); err != nil || len(body) == 0 {
+			b.Fatal(err)
+		}
+	})
+}
+
+// ackAnswer100 is the reference broker's answer to a batch ack of 100 items.
+var ackAnswer100 = func() []byte {
+	var s strings.Builder
+	s.WriteByte('[')
+	for i := range 100 {
+		if i > 0 {
+			s.WriteByte(',')
+		}
+		fmt.Fprintf(&s, `{"index":%d,"transactionId":"01a2315b-2269-74c8-897e-ed8c51f1%04d","success":true,"error":null,"queueName":"orders","partitionName":"eu-west","leaseReleased":%t,"dlq":false}`, i, i, i == 99)
+	}
+	s.WriteByte(']')
+	return []byte(s.String())
+}()
+
+func BenchmarkDecodeAckResults(b *testing.B) {
+	req := &request{method: http.MethodPost, path: "/api/v1/ack/batch"}
+	items := ackItems()
+	b.SetBytes(int64(len(ackAnswer100)))
+	loop(b, func() {
+		results, err := ackResults(ackAnswer100, req, items)
+		if err != nil || len(results) != 100 || !results[99].LeaseReleased {
+			b.Fatal(err)
+		}
+	})
+}
