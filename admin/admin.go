@@ -44,6 +44,7 @@ import (
 	"net/url"
 
 	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 var (
@@ -73,11 +74,19 @@ func New(client *queen.Client) *Admin {
 	return &Admin{client: client}
 }
 
-// call sends one request and decodes a 2xx answer into out (when out is not nil). A 200 that
-// carries {"success":false,"error":...} is a broker failure (0.15 answers database errors so).
+// call sends one request with in as its body (when in is not nil) and decodes a 2xx answer into
+// out (when out is not nil). A 200 that carries {"success":false,"error":...} is a broker
+// failure (0.15 answers database errors so).
 func (a *Admin) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body json.RawMessage
+	if in != nil {
+		var err error
+		if body, err = wire.Marshal(in); err != nil {
+			return fmt.Errorf("admin: %s %s: encoding the request: %w", method, path, err)
+		}
+	}
 	var raw json.RawMessage
-	if err := a.client.Do(ctx, method, path, query, in, &raw); err != nil {
+	if err := a.client.Do(ctx, method, path, query, body, &raw); err != nil {
 		return err
 	}
 	if err := refusedWithOK(raw, method, path); err != nil {
@@ -86,7 +95,7 @@ func (a *Admin) call(ctx context.Context, method, path string, query url.Values,
 	if out == nil || len(raw) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := wire.Unmarshal(raw, out); err != nil {
 		return fmt.Errorf("admin: %s %s: decoding the broker's answer: %w", method, path, err)
 	}
 	return nil
@@ -94,14 +103,8 @@ func (a *Admin) call(ctx context.Context, method, path string, query url.Values,
 
 // refusedWithOK reports a 200 body shaped {"success":false,"error":...} as an *queen.APIError.
 func refusedWithOK(raw json.RawMessage, method, path string) error {
-	var probe struct {
-		Success *bool   `json:"success"`
-		Error   *string `json:"error"`
-	}
-	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &probe) != nil {
-		return nil
-	}
-	if probe.Success == nil || *probe.Success {
+	var probe wire.Refusal
+	if len(raw) == 0 || raw[0] != '{' || wire.Unmarshal(raw, &probe) != nil || !probe.Refused() {
 		return nil
 	}
 	msg := "the broker answered success false without a reason"

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // DLQQuery filters and pages the dead-letter list. Every filter is optional; they combine with AND.
@@ -48,7 +50,7 @@ func (a *Admin) DeadLetters(ctx context.Context, q DLQQuery) (DLQPage, error) {
 	if err != nil {
 		return DLQPage{}, err
 	}
-	var answer dlqAnswer
+	var answer wire.DLQAnswer
 	if err := a.call(ctx, "GET", "/api/v1/dlq", query, nil, &answer); err != nil {
 		return DLQPage{}, notFound(err, "the dead-letter list")
 	}
@@ -62,10 +64,10 @@ func (a *Admin) DeadLetters(ctx context.Context, q DLQQuery) (DLQPage, error) {
 		page.Total = *answer.Total
 	}
 	if answer.Pagination != nil {
-		page.Limit, page.Offset = answer.Pagination.Limit, answer.Pagination.Offset
+		page.Limit, page.Offset = int(answer.Pagination.Limit), int(answer.Pagination.Offset)
 	}
 	for _, w := range answer.Messages {
-		page.DeadLetters = append(page.DeadLetters, w.deadLetter())
+		page.DeadLetters = append(page.DeadLetters, deadLetter(w))
 	}
 	// A 0.15 broker lists everything whatever the limit; keep the page the caller asked for.
 	if answer.Total == nil && q.Limit > 0 && len(page.DeadLetters) > q.Limit {
@@ -134,31 +136,7 @@ func (q DLQQuery) values() (url.Values, error) {
 	return v, nil
 }
 
-type dlqAnswer struct {
-	Messages   []wireDeadLetter `json:"messages"`
-	Pagination *struct {
-		Limit  int `json:"limit"`
-		Offset int `json:"offset"`
-	} `json:"pagination"`
-	Total *int `json:"total"`
-}
-
-type wireDeadLetter struct {
-	ID            string          `json:"id"`
-	MessageID     string          `json:"messageId"`
-	TransactionID string          `json:"transactionId"`
-	PartitionID   string          `json:"partitionId"`
-	Queue         string          `json:"queue"`
-	Partition     string          `json:"partition"`
-	ConsumerGroup string          `json:"consumerGroup"`
-	ErrorMessage  string          `json:"errorMessage"`
-	RetryCount    int             `json:"retryCount"`
-	Data          json.RawMessage `json:"data"`
-	CreatedAt     time.Time       `json:"createdAt"`
-	FailedAt      time.Time       `json:"failedAt"`
-}
-
-func (w wireDeadLetter) deadLetter() DeadLetter {
+func deadLetter(w wire.DeadLetter) DeadLetter {
 	dl := DeadLetter{
 		ID:            w.ID,
 		MessageID:     w.MessageID,
@@ -169,9 +147,9 @@ func (w wireDeadLetter) deadLetter() DeadLetter {
 		ConsumerGroup: w.ConsumerGroup,
 		Error:         w.ErrorMessage,
 		RetryCount:    w.RetryCount,
-		Data:          w.Data,
-		CreatedAt:     w.CreatedAt,
-		FailedAt:      w.FailedAt,
+		Data:          json.RawMessage(w.Data),
+		CreatedAt:     w.CreatedAt.Time,
+		FailedAt:      w.FailedAt.Time,
 	}
 	if dl.MessageID == "" { // 0.15: the listed id is the message's
 		dl.MessageID = w.ID

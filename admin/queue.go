@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // QueueOptions configures a queue. Configuring replaces, it does not merge: every option left
@@ -49,8 +51,8 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 	if err != nil {
 		return QueueConfig{}, err
 	}
-	body := configureRequest{Queue: queue, Namespace: o.Namespace, Task: o.Task, Options: opts}
-	var answer configureAnswer
+	body := wire.ConfigureRequest{Queue: queue, Namespace: o.Namespace, Task: o.Task, Options: &opts}
+	var answer wire.ConfigureAnswer
 	if err := a.call(ctx, "POST", "/api/v1/configure", nil, body, &answer); err != nil {
 		return QueueConfig{}, notFound(err, "the configure route")
 	}
@@ -60,9 +62,9 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 		PartitionID:     answer.PartitionID,
 		Namespace:       answer.Namespace,
 		Task:            answer.Task,
-		LeaseTime:       time.Duration(answer.Options.LeaseTime) * time.Second,
-		RetryLimit:      answer.Options.RetryLimit,
-		DeadLetterQueue: answer.Options.DeadLetterQueue,
+		LeaseTime:       time.Duration(deref(answer.Options.LeaseTime)) * time.Second,
+		RetryLimit:      int(deref(answer.Options.RetryLimit)),
+		DeadLetterQueue: deref(answer.Options.DeadLetterQueue),
 	}, nil
 }
 
@@ -79,8 +81,8 @@ func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
 	return nil
 }
 
-func (o QueueOptions) wire() (configureOptions, error) {
-	var w configureOptions
+func (o QueueOptions) wire() (wire.QueueOptions, error) {
+	var w wire.QueueOptions
 	secs, err := wholeUnits("LeaseTime", o.LeaseTime, time.Second)
 	if err != nil {
 		return w, err
@@ -92,7 +94,8 @@ func (o QueueOptions) wire() (configureOptions, error) {
 		if *o.RetryLimit < 0 {
 			return w, invalid("RetryLimit", *o.RetryLimit, "must not be negative")
 		}
-		w.RetryLimit = o.RetryLimit
+		limit := int64(*o.RetryLimit)
+		w.RetryLimit = &limit
 	}
 	w.DeadLetterQueue = o.DeadLetterQueue
 	for _, d := range []struct {
@@ -135,33 +138,4 @@ func unitName(unit time.Duration) string {
 		return "milliseconds"
 	}
 	return "seconds"
-}
-
-type configureRequest struct {
-	Queue     string           `json:"queue"`
-	Namespace string           `json:"namespace,omitempty"`
-	Task      string           `json:"task,omitempty"`
-	Options   configureOptions `json:"options"`
-}
-
-type configureOptions struct {
-	LeaseTime         *int64 `json:"leaseTime,omitempty"`
-	RetryLimit        *int   `json:"retryLimit,omitempty"`
-	DeadLetterQueue   *bool  `json:"deadLetterQueue,omitempty"`
-	RetryDelay        *int64 `json:"retryDelay,omitempty"`
-	DelayedProcessing *int64 `json:"delayedProcessing,omitempty"`
-	TTL               *int64 `json:"ttl,omitempty"`
-}
-
-type configureAnswer struct {
-	Queue       string `json:"queue"`
-	QueueID     string `json:"queueId"`
-	PartitionID string `json:"partitionId"`
-	Namespace   string `json:"namespace"`
-	Task        string `json:"task"`
-	Options     struct {
-		LeaseTime       int64 `json:"leaseTime"`
-		RetryLimit      int   `json:"retryLimit"`
-		DeadLetterQueue bool  `json:"deadLetterQueue"`
-	} `json:"options"`
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Replayed is the outcome of a replay: the copy pushed under TransactionID dlq:<id>.
@@ -27,7 +29,7 @@ func (a *Admin) ReplayDeadLetter(ctx context.Context, id string) (Replayed, erro
 		return Replayed{}, err
 	}
 	path := "/api/v1/dlq/" + url.PathEscape(id) + "/replay"
-	var answer replayAnswer
+	var answer wire.ReplayAnswer
 	err := a.call(ctx, "POST", path, nil, nil, &answer)
 	if isMissingRoute(err) {
 		return a.emulateReplay(ctx, id)
@@ -35,12 +37,16 @@ func (a *Admin) ReplayDeadLetter(ctx context.Context, id string) (Replayed, erro
 	if err != nil {
 		return Replayed{}, notFound(err, "dead letter "+quote(id))
 	}
-	return Replayed{
+	out := Replayed{
 		ID:            answer.ID,
 		TransactionID: answer.TransactionID,
 		PartitionID:   answer.PartitionID,
-		Offset:        answer.Offset,
-	}, nil
+		Offset:        -1,
+	}
+	if answer.Offset != nil {
+		out.Offset = *answer.Offset
+	}
+	return out, nil
 }
 
 // emulateReplay replays on a broker without the replay route: it finds the dead letter in the
@@ -67,13 +73,13 @@ func (a *Admin) emulateReplay(ctx context.Context, id string) (Replayed, error) 
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	body := pushRequest{Items: []pushItem{{
+	body := wire.PushRequest{Items: []wire.PushItem{{
 		Queue:         dl.Queue,
 		Partition:     dl.Partition,
-		Payload:       data,
+		Payload:       wire.Value(data),
 		TransactionID: txID,
 	}}}
-	var results []pushResult
+	var results []wire.PushResult
 	if err := a.call(ctx, "POST", "/api/v1/push", nil, body, &results); err != nil {
 		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q by a push to queue %q partition %q: %w", id, dl.Queue, dl.Partition, err)
 	}
@@ -86,7 +92,7 @@ func (a *Admin) emulateReplay(ctx context.Context, id string) (Replayed, error) 
 	default:
 		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q: push status %q: %s", id, r.Status, r.Error)
 	}
-	out := Replayed{ID: id, TransactionID: txID, PartitionID: r.PartitionID, Offset: -1, Emulated: true}
+	out := Replayed{ID: id, TransactionID: txID, PartitionID: deref(r.PartitionID), Offset: -1, Emulated: true}
 	if out.PartitionID == "" { // a 0.15 duplicate omits it
 		out.PartitionID = dl.PartitionID
 	}
@@ -112,28 +118,11 @@ func (a *Admin) DeleteDeadLetter(ctx context.Context, id string) error {
 	return nil
 }
 
-type replayAnswer struct {
-	ID            string `json:"id"`
-	TransactionID string `json:"transactionId"`
-	PartitionID   string `json:"partitionId"`
-	Offset        int64  `json:"offset"`
-}
-
-type pushRequest struct {
-	Items []pushItem `json:"items"`
-}
-
-type pushItem struct {
-	Queue         string          `json:"queue"`
-	Partition     string          `json:"partition,omitempty"`
-	Payload       json.RawMessage `json:"payload"`
-	TransactionID string          `json:"transactionId"`
-}
-
-type pushResult struct {
-	Status      string `json:"status"`
-	MessageID   string `json:"message_id"`
-	PartitionID string `json:"partition_id"`
-	Offset      *int64 `json:"offset"`
-	Error       string `json:"error"`
+// deref is *p, or the zero value for nil.
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/url"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // SeekTarget is where a seek moves a consumer group: a time (SeekToTime) or the end (SeekToEnd).
@@ -59,7 +61,7 @@ func (a *Admin) Seek(ctx context.Context, group, queue string, to SeekTarget) (S
 	if err := validName("queue", queue); err != nil {
 		return SeekResult{}, err
 	}
-	body := seekRequest{}
+	body := wire.SeekRequest{}
 	switch {
 	case !to.set:
 		return SeekResult{}, invalid("to", to, "use SeekToTime or SeekToEnd")
@@ -72,7 +74,7 @@ func (a *Admin) Seek(ctx context.Context, group, queue string, to SeekTarget) (S
 	}
 
 	path := "/api/v1/consumer-groups/" + url.PathEscape(group) + "/queues/" + url.PathEscape(queue) + "/seek"
-	var answer seekAnswer
+	var answer wire.SeekAnswer
 	if err := a.call(ctx, "POST", path, nil, body, &answer); err != nil {
 		return SeekResult{}, notFound(err, "queue "+quote(queue))
 	}
@@ -82,21 +84,6 @@ func (a *Admin) Seek(ctx context.Context, group, queue string, to SeekTarget) (S
 		ToEnd:             answer.SeekToEnd,
 		PartitionsUpdated: answer.PartitionsUpdated,
 	}
-	if answer.TargetTimestamp != nil {
-		res.Target = *answer.TargetTimestamp
-	}
+	res.Target = answer.TargetTimestamp.Value()
 	return res, nil
-}
-
-type seekRequest struct {
-	Timestamp string `json:"timestamp,omitempty"`
-	ToEnd     bool   `json:"toEnd,omitempty"`
-}
-
-type seekAnswer struct {
-	ConsumerGroup     string     `json:"consumerGroup"`
-	QueueName         string     `json:"queueName"`
-	SeekToEnd         bool       `json:"seekToEnd"`
-	TargetTimestamp   *time.Time `json:"targetTimestamp"`
-	PartitionsUpdated int        `json:"partitionsUpdated"`
 }
