@@ -152,7 +152,7 @@ func (e *Engine) applyAcks(accepted []acceptedAck, results []AckResult) {
 		switch a.status {
 		case ackCompleted:
 			before := gc.cursor
-			gc.moveTo(a.off)
+			e.advance(gc, a.off)
 			e.consumed(gc, before, 0)
 			res.LeaseReleased = e.endIfReached(gc)
 		case ackFailed:
@@ -177,7 +177,7 @@ func (e *Engine) applyAcks(accepted []acceptedAck, results []AckResult) {
 func (e *Engine) giveUp(gc *cursorState, off int64, errText string) (filed, released bool) {
 	filed = e.fileDeadLetter(gc, off, errText)
 	before := gc.cursor
-	gc.moveTo(off)
+	e.advance(gc, off)
 	e.consumed(gc, before, 1)
 	return filed, e.endIfReached(gc)
 }

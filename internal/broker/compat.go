@@ -164,8 +164,8 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 	gc := a.p.groups[a.group]
 	neverRead := gc == nil
 	if neverRead { // 0.15 makes the group's cursor row on the spot (O20)
-		gc = &cursorState{p: a.p, group: a.group, cursor: -1}
-		a.p.groups[a.group] = gc
+		gc = e.placeCursor(a.p, a.group, -1)
+		gc.visited = true
 	}
 	live := e.liveLease(gc)
 	switch a.status {
@@ -174,6 +174,7 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 		if gc.retries > 0 && gc.cursor >= gc.retryOff {
 			gc.retries = 0
 		}
+		e.cursorMoved(gc)
 		res.LeaseReleased = live == nil || e.countAck015(gc)
 		return
 	case ackRetry:
@@ -192,6 +193,7 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 	// report the release this ack may cause (captures C3.2, C6c).
 	res.DLQ = e.fileDeadLetter(gc, a.off, a.errMsg)
 	gc.cursor = a.off
+	e.cursorMoved(gc)
 	e.countAck015(gc)
 }
 
@@ -328,7 +330,9 @@ func (e *Engine) seek015(group, queueName string, toEnd bool, ts time.Time) Seek
 		default:
 			gc.cursor = int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].createdAt.After(ts) })) - 1
 		}
+		e.clearExpired(gc)
+		e.refresh(gc)
 	}
-	e.markWake(q.name)
+	e.wakeGroup(q.name, group)
 	return SeekResult{PartitionsUpdated: n}
 }

@@ -1,5 +1,7 @@
 package broker
 
+import "slices"
+
 // DeleteGroup forgets a group on one queue, or on every queue when queue is "" (R143).
 func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (deletedPartitions int, err error) {
 	e.mu.Lock()
@@ -9,40 +11,34 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 	}
 	var qs []*queue
 	if queueName == "" {
-		qs = e.queuesInOrder()
+		qs = e.order
 	} else if q := e.queues[queueName]; q != nil {
 		qs = []*queue{q}
 	}
 	if deleteMetadata { // a start decided on a queue not created yet (R102) goes too
-		for name, groups := range e.pending {
-			if queueName == "" || name == queueName {
-				delete(groups, group)
-				if len(groups) == 0 {
-					delete(e.pending, name)
-				}
+		if queueName == "" {
+			for name := range e.pending {
+				e.dropPending(name, group)
 			}
+		} else {
+			e.dropPending(queueName, group)
 		}
 	}
 	found := false
 	for _, q := range qs {
-		if q.groups[group] != nil {
-			found = true
-			if deleteMetadata {
-				delete(q.groups, group)
-			}
+		m := q.groups[group]
+		if m == nil && q.cursors[group] == nil {
+			continue
 		}
-		for _, p := range q.parts {
-			gc := p.groups[group]
-			if gc == nil {
-				continue
-			}
-			found = true
-			deletedPartitions++
-			if gc.lease != nil {
-				e.forgetLease(gc.lease)
-			}
-			delete(p.groups, group)
+		found = true
+		if deleteMetadata {
+			delete(q.groups, group)
 		}
+		deletedPartitions += e.dropCursors(q, group)
+		if m != nil && !deleteMetadata {
+			e.placeCursors(m) // the kept start places them afresh, as the next pop would
+		}
+		e.wakeGroup(q.name, group)
 	}
 	if !found {
 		return 0, ErrGroupNotFound
@@ -58,15 +54,8 @@ func (e *Engine) DeleteQueue(queue string) error {
 	if q == nil {
 		return ErrQueueNotFound
 	}
-	for _, l := range e.leases {
-		if l.q == q {
-			e.forgetLease(l)
-		}
-	}
-	for id, lq := range e.expired {
-		if lq == q {
-			delete(e.expired, id)
-		}
+	for group := range q.cursors {
+		e.dropCursors(q, group)
 	}
 	for _, d := range e.dead {
 		if d.p.q == q {
@@ -77,5 +66,8 @@ func (e *Engine) DeleteQueue(queue string) error {
 		delete(e.partitions, p.id)
 	}
 	delete(e.queues, queue)
+	if i := slices.Index(e.order, q); i >= 0 {
+		e.order = slices.Delete(e.order, i, i+1)
+	}
 	return nil
 }

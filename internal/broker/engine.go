@@ -30,23 +30,34 @@ type Engine struct {
 	partitionSeq int64
 	seq          int64 // messages stored so far, engine-wide
 
-	leases  map[string]*lease // live leases by id
-	expired map[string]*queue // leases whose last held partition ended by expiry (R63)
-	dead    map[string]*deadLetter
-	deadBy  map[deadKey]*deadLetter
+	order []*queue // by creation
+
+	leases   map[string]*lease // live leases by id
+	expiries leaseHeap         // live leases, soonest expiry first
+	expired  map[string]*lease // ended by expiry and still remembered (R63, R151; lease.go)
+	dead     map[string]*deadLetter
+	deadBy   map[deadKey]*deadLetter
 
 	// pending holds the starts decided by pops on queues not created yet, by queue then
-	// group; the queue adopts them when a push or configure creates it (R102).
-	pending map[string]map[string]*groupMeta
+	// group; the queue adopts them when a push or configure creates it (R102). It is bounded
+	// (subscription.go).
+	pending      map[string]map[string]*groupMeta
+	pendingOrder []pendingEntry
+	pendingSeq   int64
+	pendingBytes int
+	pendingCount int
 
-	waiting   map[string][]*waiter // by queue name, in arrival order (R24)
-	waitCount map[groupKey]int     // waiting pops per (queue, group), for autopilot (R34)
-	wake      map[string]struct{}  // queues whose waiting pops need a fresh look
+	waiting   map[string]map[string]*waitList // by queue, then group (waiters.go)
+	waitCount map[groupKey]int                // waiting pops per (queue, group), for autopilot (R34)
+	waitSeq   int64
+	nWaiting  int
+	wake      map[groupKey]*wakeNote // what the step just applied may let waiting pops take
 	closed    bool
 
 	rates throughput // messages stored and finished per second, for the overview (R170)
 
-	parked func() // called once a pop has started waiting; lets tests know without sleeping
+	parked      func() // called once a pop has started waiting; lets tests know without sleeping
+	evaluations int    // pops looked at, waiting or not; tests count them
 
 	changes changeFeed // wakes readers waiting for a change of state
 }
@@ -60,13 +71,13 @@ func New(clock Clock, opts ...Option) *Engine {
 		queues:     make(map[string]*queue),
 		partitions: make(map[string]*partition),
 		leases:     make(map[string]*lease),
-		expired:    make(map[string]*queue),
+		expired:    make(map[string]*lease),
 		dead:       make(map[string]*deadLetter),
 		deadBy:     make(map[deadKey]*deadLetter),
 		pending:    make(map[string]map[string]*groupMeta),
-		waiting:    make(map[string][]*waiter),
+		waiting:    make(map[string]map[string]*waitList),
 		waitCount:  make(map[groupKey]int),
-		wake:       make(map[string]struct{}),
+		wake:       make(map[groupKey]*wakeNote),
 	}
 	for _, o := range opts {
 		o(e)
@@ -81,9 +92,9 @@ func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Micr
 // engine. Every mutating method ends with it.
 func (e *Engine) unlock() {
 	for len(e.wake) > 0 {
-		for name := range e.wake {
-			delete(e.wake, name)
-			e.serveWaiters(name)
+		for k, n := range e.wake {
+			delete(e.wake, k)
+			e.serveWaiting(k, n)
 			break
 		}
 	}
@@ -91,25 +102,27 @@ func (e *Engine) unlock() {
 	e.mu.Unlock()
 }
 
-// markWake asks unlock to re-evaluate the pops waiting on the named queue.
-func (e *Engine) markWake(name string) {
-	if len(e.waiting[name]) > 0 {
-		e.wake[name] = struct{}{}
-	}
-}
-
 // Close answers every waiting pop with its empty result at once; later pops do not wait.
 func (e *Engine) Close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	for name, list := range e.waiting {
-		for _, w := range list {
-			e.answer(w, e.emptyResult(w.req.Queue, w.group, &w.req), nil, nil)
+	for _, groups := range e.waiting {
+		for _, wl := range groups {
+			for _, w := range wl.wide {
+				e.answer(w, e.emptyResult(w.req.Queue, w.group, &w.req), nil, nil)
+			}
+			for _, list := range wl.parts {
+				for _, w := range list {
+					e.answer(w, e.emptyResult(w.req.Queue, w.group, &w.req), nil, nil)
+				}
+			}
 		}
-		delete(e.waiting, name)
 	}
+	clear(e.waiting)
 	clear(e.waitCount)
+	clear(e.wake)
+	e.nWaiting = 0
 	for _, l := range e.leases {
 		if l.timer != nil {
 			l.timer.Stop()
@@ -121,11 +134,7 @@ func (e *Engine) Close() {
 func (e *Engine) WaitingPops() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	n := 0
-	for _, list := range e.waiting {
-		n += len(list)
-	}
-	return n
+	return e.nWaiting
 }
 
 func newMessageID() string {

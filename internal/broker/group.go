@@ -1,9 +1,16 @@
 package broker
 
+import "time"
+
 // cursorState is one group's position in one partition (R18): its cursor, the part of a lease
 // it holds there, its retry budget and how often each message was handed to it.
+//
+// A group with a stored start on a queue (its groupMeta) has a cursorState in every partition
+// of the queue, created at the group's start when either of them is created; see ready.go for
+// the index these cursors feed.
 type cursorState struct {
 	p      *partition
+	ix     *groupCursors // the group's cursors on p's queue, whose ready set indexes this one
 	group  string
 	cursor int64 // -1 before offset 0
 
@@ -20,16 +27,26 @@ type cursorState struct {
 	// 0.15 only: acks counted against ackedLease, which ends once they cover its batch (O17).
 	ackedLease *lease
 	acked      int
+
+	// visited is set once a pop of the group or a seek has looked at this partition with a
+	// message in it (or a seek at all); a queue-wide pop marks every such partition at once
+	// through groupCursors.sweep instead. Only visited cursors count as the group's cursors
+	// (R143's deletedPartitions).
+	visited bool
+
+	readyIdx int       // position in ix.ready, -1 when not ready
+	readyAt  time.Time // createdAt of the first available message while ready
+
+	// expired is the last lease that ended by expiry while holding this partition, kept for
+	// Extend's "already expired" answer until its batch is settled, a later lease here ends, a
+	// seek moves the cursor or the cursor is deleted (R63, R151); expiredLast is its batch end.
+	expired     *lease
+	expiredLast int64
 }
 
-// cursorOf returns the group's cursor in p, placing a new one at the group's start (R102, R108).
-func (e *Engine) cursorOf(p *partition, group string, m *groupMeta) *cursorState {
-	if gc := p.groups[group]; gc != nil {
-		return gc
-	}
-	gc := &cursorState{p: p, group: group, cursor: m.initialCursor(p)}
-	p.groups[group] = gc
-	return gc
+// counted reports whether the cursor counts as one the group has placed (see visited).
+func (gc *cursorState) counted() bool {
+	return gc.visited || (len(gc.p.msgs) > 0 && gc.p.msgs[0].seq <= gc.ix.sweep)
 }
 
 // moveTo advances the cursor (never backwards, R68) and resets the retry budget once the cursor
@@ -41,6 +58,21 @@ func (gc *cursorState) moveTo(off int64) {
 	if gc.retries > 0 && gc.cursor >= gc.retryOff {
 		gc.retries = 0
 	}
+}
+
+// advance is moveTo plus what follows from the cursor moving: an expired lease's batch now
+// settled is forgotten (R151) and the ready index follows.
+func (e *Engine) advance(gc *cursorState, off int64) {
+	gc.moveTo(off)
+	e.cursorMoved(gc)
+}
+
+// cursorMoved follows a change of gc's cursor, whichever way it went.
+func (e *Engine) cursorMoved(gc *cursorState) {
+	if gc.expired != nil && gc.cursor >= gc.expiredLast {
+		e.clearExpired(gc)
+	}
+	e.refresh(gc)
 }
 
 // handOut counts one more delivery of off to the group and returns the count (R57).

@@ -1,9 +1,17 @@
 package broker
 
-import "time"
+import (
+	"container/heap"
+	"time"
+)
 
 // lease is one pop's hold, for one group, on the leased batch of each partition it claimed
 // (R32, R50). It ends per partition (R53, R69, R71, R111) or everywhere at expiry (R54).
+//
+// A live lease is in e.leases and e.expiries. Once it has ended it is referenced only by the
+// cursors whose expired slot names it (cursorState.expired, counted by expiredRefs) and, while
+// that count is positive, by e.expired: nothing of it outlives its messages being settled or
+// handed out again under a lease that ended in turn (R151).
 type lease struct {
 	id       string
 	q        *queue
@@ -13,10 +21,13 @@ type lease struct {
 	expires  time.Time
 	timer    Timer
 	gen      int // which scheduled timer is current
+	heapIdx  int // position in e.expiries, -1 when not there
 
 	holds []*cursorState
 	held  int // partitions still held
 	ended bool
+
+	expiredRefs int // cursors whose expired slot names this lease
 
 	autopilotB int  // the autopilot batch size B when the pop took exactly B messages (R34)
 	spoiled    bool // a partition ended otherwise than by its cursor reaching the batch end
@@ -35,6 +46,29 @@ var (
 	errLeaseAlreadyExpired = "Lease already expired"
 )
 
+// leaseHeap orders live leases by expiry, so that a pop can end the due ones first.
+type leaseHeap []*lease
+
+func (h leaseHeap) Len() int           { return len(h) }
+func (h leaseHeap) Less(i, j int) bool { return h[i].expires.Before(h[j].expires) }
+func (h leaseHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].heapIdx, h[j].heapIdx = i, j
+}
+func (h *leaseHeap) Push(x any) {
+	l := x.(*lease)
+	l.heapIdx = len(*h)
+	*h = append(*h, l)
+}
+func (h *leaseHeap) Pop() any {
+	old := *h
+	l := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	l.heapIdx = -1
+	return l
+}
+
 // schedule (re)arms the expiry timer; a timer armed earlier is ignored when it fires.
 func (e *Engine) schedule(l *lease) {
 	if l.timer != nil {
@@ -43,6 +77,11 @@ func (e *Engine) schedule(l *lease) {
 	l.gen++
 	gen := l.gen
 	l.timer = e.clock.AfterFunc(l.expires.Sub(e.now()), func() { e.onLeaseTimer(l, gen) })
+	if l.heapIdx < 0 {
+		heap.Push(&e.expiries, l)
+	} else {
+		heap.Fix(&e.expiries, l.heapIdx)
+	}
 }
 
 func (e *Engine) onLeaseTimer(l *lease, gen int) {
@@ -53,6 +92,18 @@ func (e *Engine) onLeaseTimer(l *lease, gen int) {
 	}
 	if !e.expireIfDue(l) {
 		e.schedule(l)
+	}
+}
+
+// expireDue ends every lease whose expiry has come, as a look at its partition would (R54).
+func (e *Engine) expireDue() {
+	now := e.now()
+	for len(e.expiries) > 0 && !now.Before(e.expiries[0].expires) {
+		l := e.expiries[0]
+		e.expireIfDue(l)
+		if len(e.expiries) > 0 && e.expiries[0] == l { // ended already, never stuck
+			heap.Pop(&e.expiries)
+		}
 	}
 }
 
@@ -91,23 +142,50 @@ func (e *Engine) endHold(gc *cursorState, why endReason) {
 	if why != endReached {
 		l.spoiled = true
 	}
-	e.markWake(l.q.name)
+	if gc.expired != nil { // the messages of an earlier expired lease were delivered again
+		e.clearExpired(gc)
+	}
+	if why == endExpired {
+		gc.expired, gc.expiredLast = l, gc.last
+		l.expiredRefs++
+	}
+	e.refresh(gc)
 	if l.held > 0 {
 		return
 	}
-	l.ended = true
-	delete(e.leases, l.id)
-	if l.timer != nil {
-		l.timer.Stop()
-	}
+	e.retire(l)
 	switch why {
 	case endExpired:
-		e.expired[l.id] = l.q
+		e.expired[l.id] = l
 		l.meta.halveBatch()
 	case endReached:
 		if !l.spoiled && e.now().Sub(l.created) <= l.duration/2 {
 			l.meta.doubleBatch(l.autopilotB)
 		}
+	}
+}
+
+// retire takes an ended lease out of the live ones.
+func (e *Engine) retire(l *lease) {
+	l.ended = true
+	delete(e.leases, l.id)
+	if l.timer != nil {
+		l.timer.Stop()
+	}
+	if l.heapIdx >= 0 {
+		heap.Remove(&e.expiries, l.heapIdx)
+	}
+}
+
+// clearExpired empties gc's expired slot, forgetting the lease once no cursor names it.
+func (e *Engine) clearExpired(gc *cursorState) {
+	l := gc.expired
+	if l == nil {
+		return
+	}
+	gc.expired = nil
+	if l.expiredRefs--; l.expiredRefs <= 0 && e.expired[l.id] == l {
+		delete(e.expired, l.id)
 	}
 }
 
@@ -134,14 +212,11 @@ func (e *Engine) forgetLease(l *lease) {
 	for _, gc := range l.holds {
 		if gc.lease == l {
 			gc.lease = nil
+			e.refresh(gc)
 		}
 	}
-	l.held, l.ended = 0, true
-	delete(e.leases, l.id)
-	if l.timer != nil {
-		l.timer.Stop()
-	}
-	e.markWake(l.q.name)
+	l.held = 0
+	e.retire(l)
 }
 
 // Extend renews a lease by extend seconds, a positive count (R61–R65).

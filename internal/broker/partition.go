@@ -55,7 +55,9 @@ func (e *Engine) store(p *partition, txID string, traceID *string, data json.Raw
 	})
 	p.byTx[txID] = off
 	e.rates.ingested.add(now, 1)
-	e.markWake(p.q.name)
+	for _, gc := range p.groups {
+		e.refresh(gc)
+	}
 	return off
 }
 

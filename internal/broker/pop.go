@@ -1,9 +1,7 @@
 package broker
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -61,6 +59,7 @@ func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 // evaluate is one look at the state for a pop, leasing what it can (R24: a woken pop leases as a
 // fresh pop would). w is the pop's waiter, queued or about to be; nil for a pop that never waits.
 func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
+	e.evaluations++
 	if err := checkConflationRequest(r); err != nil {
 		return PopResult{}, nil, err
 	}
@@ -90,25 +89,31 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		}
 		return res, nil, nil
 	}
-	_, hadStart := q.groups[r.Group]
-	m := e.decideStart(q, r.Group, r, arrival, w)
-
+	var p *partition
 	parts := q.parts
 	if r.Partition != "" {
-		p := q.byName[r.Partition]
-		if p == nil {
+		if p = q.byName[r.Partition]; p == nil { // no state for a partition that is not there (R145)
 			res := e.emptyResult(r.Queue, r.Group, r)
 			if e.is015() {
 				res.Empty = EmptyPartitionNotFound
-				if !hadStart {
-					delete(q.groups, r.Group)
-				}
 			}
 			return res, nil, nil
 		}
 		parts = []*partition{p}
 	}
-	ready := e.readyCursors(parts, r.Group, m)
+	_, hadStart := q.groups[r.Group]
+	m := e.decideStart(q, r.Group, r, arrival, w)
+	ix := q.cursors[r.Group]
+	e.expireDue()
+	var src readySource
+	if p != nil {
+		gc := p.groups[r.Group]
+		gc.visited = gc.visited || len(p.msgs) > 0
+		src = onePartition{gc}
+	} else {
+		ix.sweep = e.seq
+		src = &ix.ready
+	}
 
 	batch, autoBatch := r.Batch, 0
 	if batch <= 0 {
@@ -119,21 +124,21 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 	}
 	limit := r.Partitions
 	switch {
-	case r.Partition != "":
+	case p != nil:
 		limit = 1
 	case limit <= 0 && r.Autopilot:
 		pops := e.waitCount[groupKey{q.name, r.Group}]
 		if !queued {
 			pops++
 		}
-		limit = autopilotPartitions(len(ready), pops)
+		limit = autopilotPartitions(len(ix.ready), pops)
 	case limit <= 0:
 		limit = 1
 	}
-	res, g := e.claim(q, r.Group, m, ready, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
+	res, g := e.claim(q, r.Group, m, src, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
 	if e.is015() {
 		if !hadStart && !keepStart015(m, parts) {
-			delete(q.groups, r.Group)
+			e.dropStart015(m)
 		}
 		if len(res.Messages) == 0 {
 			e.empty015(&res, r, parts, !hadStart && m.start != startAll)
@@ -158,11 +163,12 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 	if r.Namespace == "" && r.Task == "" {
 		return PopResult{}, nil, &BadRequest{Msg: "namespace or task is required"}
 	}
-	var best []*cursorState
+	e.expireDue()
+	var best *cursorState
 	var bestQ *queue
 	var bestM *groupMeta
 	matched, conflating := false, false
-	for _, q := range e.queuesInOrder() {
+	for _, q := range e.order {
 		if (r.Namespace != "" && q.namespace != r.Namespace) || (r.Task != "" && q.task != r.Task) {
 			continue
 		}
@@ -170,10 +176,11 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 			continue
 		}
 		m := e.decideStart(q, r.Group, r, e.seq, nil)
+		ix := q.cursors[r.Group]
+		ix.sweep = e.seq
 		matched, conflating = true, conflating || m.conflation
-		ready := e.readyCursors(q.parts, r.Group, m)
-		if len(ready) > 0 && (best == nil || olderThan(ready[0], best[0])) {
-			best, bestQ, bestM = ready, q, m
+		if top := ix.ready.top(); top != nil && (best == nil || olderThan(top, best)) {
+			best, bestQ, bestM = top, q, m
 		}
 	}
 	if bestQ == nil {
@@ -188,46 +195,27 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 	if leaseSeconds <= 0 {
 		leaseSeconds = defaultLeaseSeconds
 	}
-	res, g := e.claim(bestQ, r.Group, bestM, best, batch, limit, seconds(leaseSeconds), r.AutoAck, 0, false)
+	res, g := e.claim(bestQ, r.Group, bestM, &bestQ.cursors[r.Group].ready, batch, limit, seconds(leaseSeconds), r.AutoAck, 0, false)
 	return res, g, nil
 }
 
-func (e *Engine) queuesInOrder() []*queue {
-	qs := make([]*queue, 0, len(e.queues))
-	for _, q := range e.queues {
-		qs = append(qs, q)
+// readySource is where a claim takes its partitions from, best first: a group's ready set, or
+// the one partition a partition pop names.
+type readySource interface{ top() *cursorState }
+
+// onePartition is the ready source of a partition pop.
+type onePartition struct{ gc *cursorState }
+
+func (o onePartition) top() *cursorState {
+	if o.gc.readyIdx < 0 {
+		return nil
 	}
-	slices.SortFunc(qs, func(a, b *queue) int { return cmp.Compare(a.order, b.order) })
-	return qs
+	return o.gc
 }
 
-// readyCursors lists the partitions ready for the group: a message above the cursor and no live
-// lease of the group (R49). Oldest available message first, then oldest partition (R19).
-func (e *Engine) readyCursors(parts []*partition, group string, m *groupMeta) []*cursorState {
-	var ready []*cursorState
-	for _, p := range parts {
-		if len(p.msgs) == 0 {
-			continue
-		}
-		gc := e.cursorOf(p, group, m)
-		if gc.available() <= 0 || e.liveLease(gc) != nil {
-			continue
-		}
-		ready = append(ready, gc)
-	}
-	if len(ready) > 1 {
-		slices.SortFunc(ready, func(a, b *cursorState) int {
-			if olderThan(a, b) {
-				return -1
-			}
-			return 1
-		})
-	}
-	return ready
-}
-
+// olderThan orders ready cursors of different queues as pops take them (R19).
 func olderThan(a, b *cursorState) bool {
-	ta, tb := a.p.msgs[a.cursor+1].createdAt, b.p.msgs[b.cursor+1].createdAt
+	ta, tb := a.readyAt, b.readyAt
 	if !ta.Equal(tb) {
 		return ta.Before(tb)
 	}
@@ -237,30 +225,35 @@ func olderThan(a, b *cursorState) bool {
 	return a.p.order < b.p.order
 }
 
+// Bounds of one pop's answer (R31, R146).
+const (
+	maxPopMessages = 10_000
+	maxPopBytes    = 16 << 20 // of data; the message that reaches it is the last one added
+)
+
 // claim hands out up to batch messages from up to limit ready partitions, filling each from its
-// cursor before taking the next (R29, R32, R50), under one lease unless autoAck (R38).
-func (e *Engine) claim(q *queue, group string, m *groupMeta, ready []*cursorState, batch, limit int,
+// cursor before taking the next (R29, R32, R50), under one lease unless autoAck (R38). It stops
+// at maxPopMessages, or after the message whose data reaches maxPopBytes (R146).
+func (e *Engine) claim(q *queue, group string, m *groupMeta, src readySource, batch, limit int,
 	d time.Duration, autoAck bool, autoBatch int, keepGrant bool) (PopResult, *grant) {
 	res := PopResult{Queue: q.name, ConsumerGroup: group}
-	if len(ready) == 0 {
+	gc := src.top()
+	if gc == nil {
 		res.ConflatingEmpty = m.conflation
 		return res, nil
 	}
-	ready = ready[:min(limit, len(ready))]
-	size := 0
-	for _, gc := range ready {
-		if m.conflation {
-			size++
-		} else {
-			size += int(gc.available())
-		}
+	budget := int64(min(batch, maxPopMessages))
+	size := budget
+	if m.conflation {
+		size = min(size, int64(limit))
+	} else {
+		size = min(size, gc.available()) // a first guess: the slice grows if more partitions give
 	}
-	size = min(size, batch)
 
 	var l *lease
 	if !autoAck {
 		now := e.now()
-		l = &lease{id: uuid.NewString(), q: q, meta: m, created: now, duration: d, expires: now.Add(d)}
+		l = &lease{id: uuid.NewString(), q: q, meta: m, created: now, duration: d, expires: now.Add(d), heapIdx: -1}
 		res.LeaseID = l.id
 	}
 	var g *grant
@@ -268,33 +261,37 @@ func (e *Engine) claim(q *queue, group string, m *groupMeta, ready []*cursorStat
 		g = &grant{lease: l}
 	}
 	msgs := make([]Message, 0, size)
-	budget := int64(size)
-	for _, gc := range ready {
-		if budget == 0 {
-			break
-		}
+	bytes := 0
+	for ; gc != nil && budget > 0 && res.PartitionsClaimed < limit && bytes < maxPopBytes; gc = src.top() {
 		c := claim{gc: gc, prevCursor: gc.cursor, prevRetries: gc.retries, prevRetryOff: gc.retryOff, prevConsumption: gc.consumption}
 		if m.conflation {
 			before := gc.cursor
-			gc.moveTo(gc.p.lastOffset() - 1) // older messages are done for the group (R36)
+			e.advance(gc, gc.p.lastOffset()-1) // older messages are done for the group (R36)
 			e.skipped(gc, before)
 		}
 		first := gc.cursor + 1
 		last := min(gc.p.lastOffset(), gc.cursor+budget)
 		for off := first; off <= last; off++ {
+			if off > first && bytes >= maxPopBytes {
+				last = off - 1
+				break
+			}
 			msgs = append(msgs, gc.p.handedOut(off, res.LeaseID, group, gc.handOut(off)))
+			bytes += len(gc.p.msgs[off].data)
 		}
 		budget -= last - first + 1
 		res.PartitionsClaimed++
+		gc.visited = true
 		if autoAck {
 			before := gc.cursor
-			gc.moveTo(last)
+			e.advance(gc, last)
 			e.consumed(gc, before, 0)
 			gc.p.stats.batchesConsumed++
 		} else {
 			gc.lease, gc.first, gc.last = l, first, last
 			l.holds = append(l.holds, gc)
 			l.held++
+			e.refresh(gc)
 		}
 		if g != nil {
 			c.first, c.last = first, last
@@ -349,13 +346,9 @@ func (e *Engine) undo(g *grant) {
 				gc.p.stats.batchesConsumed--
 			}
 		}
-		e.markWake(gc.p.q.name)
+		e.refresh(gc)
 	}
 	if l != nil && !l.ended {
-		l.ended = true
-		delete(e.leases, l.id)
-		if l.timer != nil {
-			l.timer.Stop()
-		}
+		e.retire(l)
 	}
 }

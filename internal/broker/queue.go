@@ -26,9 +26,10 @@ type queue struct {
 	deadLetterQueue bool
 	options         map[string]json.RawMessage
 
-	parts  []*partition
-	byName map[string]*partition
-	groups map[string]*groupMeta
+	parts   []*partition
+	byName  map[string]*partition
+	groups  map[string]*groupMeta
+	cursors map[string]*groupCursors // each group's cursors here and their ready set (ready.go)
 }
 
 // queueFor returns the named queue, creating it with the push defaults (R1, R3, R4).
@@ -47,12 +48,12 @@ func (e *Engine) queueFor(name string) *queue {
 		deadLetterQueue: true,
 		byName:          make(map[string]*partition),
 		groups:          make(map[string]*groupMeta),
+		cursors:         make(map[string]*groupCursors),
 	}
 	e.queues[name] = q
-	if groups := e.pending[name]; groups != nil { // starts decided before the queue existed (R102)
-		q.groups = groups
-		delete(e.pending, name)
-	}
+	e.order = append(e.order, q)
+	e.takePending(q)    // starts decided before the queue existed (R102)
+	e.wakeQueue(q.name) // its waiting pops decide their starts now
 	return q
 }
 
@@ -77,7 +78,10 @@ func (e *Engine) partitionFor(q *queue, name string) *partition {
 	q.parts = append(q.parts, p)
 	q.byName[name] = p
 	e.partitions[p.id] = p
-	e.markWake(q.name)
+	for _, m := range q.groups {
+		e.placeCursor(p, m.group, m.initialCursor(p))
+	}
+	e.wakePartition(q.name, name) // pops waiting for this partition look again
 	return p
 }
 

@@ -18,15 +18,16 @@ func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult
 	}
 	m := q.groups[group]
 	if m == nil {
-		m = &groupMeta{batch: minAutopilotBatch, start: startNew, seq: e.seq, decidedAt: e.now()}
+		m = &groupMeta{group: group, batch: minAutopilotBatch, start: startNew, seq: e.seq, decidedAt: e.now()}
 		if !toEnd {
 			m.start, m.from = startFrom, ts.UTC()
 		}
-		q.groups[group] = m
+		e.adoptStart(q, m)
 	}
 	m.decidedBy = nil
 	for _, p := range q.parts {
-		gc := e.cursorOf(p, group, m)
+		gc := p.groups[group]
+		gc.visited = true
 		e.release(gc) // the in-flight batch is abandoned, not acked (R111)
 		if toEnd {
 			gc.cursor = p.lastOffset()
@@ -34,7 +35,9 @@ func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult
 			gc.cursor = p.firstAtOrAfter(ts) - 1 // before the first message: read from it (R115)
 		}
 		gc.retries = 0
+		e.clearExpired(gc) // the seek takes what an expired lease left (R151)
+		e.refresh(gc)
 	}
-	e.markWake(q.name)
+	e.wakeGroup(q.name, group)
 	return SeekResult{PartitionsUpdated: len(q.parts)}, nil
 }

@@ -11,8 +11,12 @@ const (
 )
 
 // groupMeta is what a group keeps on a queue beyond its cursors: its start and conflation
-// choice, decided by its first pop (R102, R36), and its autopilot batch size (R34).
+// choice, decided by its first pop (R102, R36), its autopilot batch size (R34), and the index
+// of its ready cursors (ready.go).
 type groupMeta struct {
+	q     *queue // nil while pending (the queue does not exist yet)
+	group string
+
 	start      startKind
 	seq        int64
 	from       time.Time
@@ -23,6 +27,8 @@ type groupMeta struct {
 	// decidedBy is the waiting pop whose arrival decided the start, while no other pop of the
 	// group has used it; if that pop is abandoned the decision is forgotten (R142).
 	decidedBy *waiter
+
+	pendingAt int64 // position in the pending table while pending
 }
 
 func (m *groupMeta) initialCursor(p *partition) int64 {
@@ -46,9 +52,26 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 	}
 	m := newStart(group, r, arrival, w)
 	m.decidedAt = e.now()
-	q.groups[group] = m
+	e.adoptStart(q, m)
 	return m
 }
+
+// adoptStart stores m as its group's start on q and places the group's cursors.
+func (e *Engine) adoptStart(q *queue, m *groupMeta) {
+	m.q = q
+	q.groups[m.group] = m
+	e.placeCursors(m)
+}
+
+// Starts decided on queues that do not exist yet wait in a table bounded in bytes: a pop that
+// finds no queue must not make the broker hold memory without limit (R145), so beyond the
+// budget the oldest decisions are forgotten first (the group then decides again, R102).
+const (
+	pendingBudget   = 64 << 10 // bytes of names and bookkeeping
+	pendingOverhead = 256      // bytes counted per entry besides its names
+)
+
+func pendingCost(queueName, group string) int { return len(queueName) + len(group) + pendingOverhead }
 
 // decidePending is decideStart for a queue that does not exist yet: the pop's start waits in
 // e.pending until the queue is created, and a new start still counts from this arrival
@@ -70,11 +93,80 @@ func (e *Engine) decidePending(queueName, group string, r *PopRequest, arrival i
 	}
 	m := newStart(group, r, arrival, w)
 	m.decidedAt = e.now()
+	e.pendingSeq++
+	m.pendingAt = e.pendingSeq
 	groups[group] = m
+	e.pendingOrder = append(e.pendingOrder, pendingEntry{queueName, group, m.pendingAt})
+	e.pendingBytes += pendingCost(queueName, group)
+	e.pendingCount++
+	if len(e.pendingOrder) > 2*e.pendingCount+64 { // drop the entries of starts gone since
+		live := e.pendingOrder[:0]
+		for _, pe := range e.pendingOrder {
+			if pm := e.pending[pe.queue][pe.group]; pm != nil && pm.pendingAt == pe.at {
+				live = append(live, pe)
+			}
+		}
+		clear(e.pendingOrder[len(live):])
+		e.pendingOrder = live
+	}
+	for e.pendingBytes > pendingBudget && len(e.pendingOrder) > 0 {
+		old := e.pendingOrder[0]
+		e.pendingOrder = e.pendingOrder[1:]
+		if pm := e.pending[old.queue][old.group]; pm != nil && pm.pendingAt == old.at {
+			e.dropPending(old.queue, old.group)
+		}
+	}
+	if len(e.pendingOrder) == 0 {
+		e.pendingOrder = nil // let the backing array go
+	}
+}
+
+// pendingEntry is one decision in the pending table's age order; at tells a decision from a
+// later one of the same names.
+type pendingEntry struct {
+	queue, group string
+	at           int64
+}
+
+// dropStart015 forgets a start 0.15 does not store (O14, O27), with the cursors its pop
+// placed but did not read: a later pop decides afresh, from its own arrival.
+func (e *Engine) dropStart015(m *groupMeta) {
+	delete(m.q.groups, m.group)
+	for _, p := range m.q.parts {
+		if gc := p.groups[m.group]; gc != nil && gc.lease == nil && !gc.counted() {
+			e.dropCursor(gc)
+		}
+	}
+}
+
+// dropPending forgets a pending start.
+func (e *Engine) dropPending(queueName, group string) {
+	groups := e.pending[queueName]
+	if groups[group] == nil {
+		return
+	}
+	delete(groups, group)
+	e.pendingBytes -= pendingCost(queueName, group)
+	e.pendingCount--
+	if len(groups) == 0 {
+		delete(e.pending, queueName)
+	}
+	if len(e.pending) == 0 {
+		e.pendingOrder, e.pendingBytes, e.pendingCount = nil, 0, 0
+	}
+}
+
+// takePending hands a created queue the starts decided before it existed (R102).
+func (e *Engine) takePending(q *queue) {
+	groups := e.pending[q.name]
+	for group, m := range groups {
+		e.dropPending(q.name, group)
+		e.adoptStart(q, m)
+	}
 }
 
 func newStart(group string, r *PopRequest, arrival int64, w *waiter) *groupMeta {
-	m := &groupMeta{batch: minAutopilotBatch, seq: arrival, decidedBy: w}
+	m := &groupMeta{group: group, batch: minAutopilotBatch, seq: arrival, decidedBy: w}
 	if group != QueueMode {
 		m.conflation = r.Conflation
 		switch {
@@ -100,11 +192,8 @@ func (e *Engine) storedStart(queueName, group string) *groupMeta {
 func (e *Engine) forgetStart(w *waiter) {
 	q := e.queues[w.req.Queue]
 	if q == nil {
-		if groups := e.pending[w.req.Queue]; groups[w.group] != nil && groups[w.group].decidedBy == w {
-			delete(groups, w.group)
-			if len(groups) == 0 {
-				delete(e.pending, w.req.Queue)
-			}
+		if m := e.pending[w.req.Queue][w.group]; m != nil && m.decidedBy == w {
+			e.dropPending(w.req.Queue, w.group)
 		}
 		return
 	}
@@ -113,11 +202,7 @@ func (e *Engine) forgetStart(w *waiter) {
 		return
 	}
 	delete(q.groups, w.group)
-	for _, p := range q.parts {
-		if gc := p.groups[w.group]; gc != nil && gc.lease == nil {
-			delete(p.groups, w.group)
-		}
-	}
+	e.dropCursors(q, w.group)
 }
 
 // settle marks a waiting pop answered: a start it decided now stands.

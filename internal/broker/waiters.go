@@ -1,16 +1,29 @@
 package broker
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"time"
 )
+
+// Waiting pops are kept per (queue, group), queue-wide ones apart from those of each partition,
+// so that a change wakes only the pops that it can serve (R24, R150):
+//   - a cursor that becomes ready (ready.go) notes its partition for its group's waiters;
+//   - unlock then serves, in arrival order, the first waiting pop that can lease from a noted
+//     partition (a queue-wide pop needs any ready partition, a partition pop its own), and
+//     repeats until none can: the pops it skips cost nothing;
+//   - the rare changes that may decide a start (a queue or partition created, a seek, a group
+//     deleted) have every waiting pop of the group looked at, as a fresh pop would be.
+// While a queue-wide pop of a group waits, none of the group's partitions on that queue is
+// ready; while a partition pop waits, its partition is not ready for its group.
 
 // waiter is a long-polling pop parked until a state change can satisfy it (R24).
 type waiter struct {
 	req     PopRequest
 	group   string
 	arrival int64 // store step at arrival: a "new" start counts from here (R102)
+	order   int64 // arrival order among waiting pops
 	queued  bool
 
 	ch     chan struct{} // closed once answered
@@ -20,48 +33,190 @@ type waiter struct {
 	grant  *grant
 }
 
+// waitList is the pops of one group waiting on one queue, each list in arrival order.
+type waitList struct {
+	wide  []*waiter            // queue-wide pops
+	parts map[string][]*waiter // partition pops, by partition name
+}
+
+// wakeNote is what unlock must look at for one (queue, group).
+type wakeNote struct {
+	parts []*partition // partitions that became ready
+	all   bool         // look at every waiting pop
+}
+
 func (e *Engine) enqueue(w *waiter) {
 	w.queued = true
 	w.ch = make(chan struct{})
-	e.waiting[w.req.Queue] = append(e.waiting[w.req.Queue], w)
+	e.waitSeq++
+	w.order = e.waitSeq
+	groups := e.waiting[w.req.Queue]
+	if groups == nil {
+		groups = make(map[string]*waitList)
+		e.waiting[w.req.Queue] = groups
+	}
+	wl := groups[w.group]
+	if wl == nil {
+		wl = &waitList{}
+		groups[w.group] = wl
+	}
+	if w.req.Partition == "" {
+		wl.wide = append(wl.wide, w)
+	} else {
+		if wl.parts == nil {
+			wl.parts = make(map[string][]*waiter)
+		}
+		wl.parts[w.req.Partition] = append(wl.parts[w.req.Partition], w)
+	}
 	e.waitCount[groupKey{w.req.Queue, w.group}]++
+	e.nWaiting++
 }
 
 func (e *Engine) dequeue(w *waiter) {
-	list := e.waiting[w.req.Queue]
-	if i := slices.Index(list, w); i >= 0 {
-		list = slices.Delete(list, i, i+1)
-	}
-	if len(list) == 0 {
-		delete(e.waiting, w.req.Queue)
-	} else {
-		e.waiting[w.req.Queue] = list
+	groups := e.waiting[w.req.Queue]
+	if wl := groups[w.group]; wl != nil {
+		if w.req.Partition == "" {
+			wl.wide = deleteWaiter(wl.wide, w)
+		} else if list := deleteWaiter(wl.parts[w.req.Partition], w); len(list) == 0 {
+			delete(wl.parts, w.req.Partition)
+		} else {
+			wl.parts[w.req.Partition] = list
+		}
+		if len(wl.wide) == 0 && len(wl.parts) == 0 {
+			delete(groups, w.group)
+			if len(groups) == 0 {
+				delete(e.waiting, w.req.Queue)
+			}
+		}
 	}
 	k := groupKey{w.req.Queue, w.group}
 	if e.waitCount[k]--; e.waitCount[k] <= 0 {
 		delete(e.waitCount, k)
 	}
+	e.nWaiting--
 	w.queued = false
+}
+
+func deleteWaiter(list []*waiter, w *waiter) []*waiter {
+	if i := slices.Index(list, w); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	return list
+}
+
+// note returns the wake note of (queue, group), creating it when some pop of the group waits
+// on the queue; nil when none does.
+func (e *Engine) note(queueName, group string) *wakeNote {
+	if e.waiting[queueName][group] == nil {
+		return nil
+	}
+	k := groupKey{queueName, group}
+	n := e.wake[k]
+	if n == nil {
+		n = &wakeNote{}
+		e.wake[k] = n
+	}
+	return n
+}
+
+// wakeFor notes that gc just became ready.
+func (e *Engine) wakeFor(gc *cursorState) {
+	if n := e.note(gc.p.q.name, gc.group); n != nil && !n.all {
+		n.parts = append(n.parts, gc.p)
+	}
+}
+
+// wakeGroup has every waiting pop of the group on the queue looked at.
+func (e *Engine) wakeGroup(queueName, group string) {
+	if n := e.note(queueName, group); n != nil {
+		n.all, n.parts = true, nil
+	}
+}
+
+// wakeQueue has every pop waiting on the queue looked at.
+func (e *Engine) wakeQueue(queueName string) {
+	for group := range e.waiting[queueName] {
+		e.wakeGroup(queueName, group)
+	}
+}
+
+// wakePartition has the pops waiting for the named partition looked at.
+func (e *Engine) wakePartition(queueName, partition string) {
+	for group, wl := range e.waiting[queueName] {
+		if len(wl.parts[partition]) > 0 {
+			e.wakeGroup(queueName, group)
+		}
+	}
+}
+
+// serveWaiting answers the waiting pops of (queue, group) that the noted changes can serve.
+func (e *Engine) serveWaiting(k groupKey, n *wakeNote) {
+	if n.all {
+		e.serveAll(k)
+		return
+	}
+	for {
+		wl := e.waiting[k.queue][k.group]
+		q := e.queues[k.queue]
+		if wl == nil || q == nil {
+			return
+		}
+		var best *waiter
+		if ix := q.cursors[k.group]; ix != nil && len(wl.wide) > 0 && ix.ready.top() != nil {
+			best = wl.wide[0]
+		}
+		for _, p := range n.parts {
+			list := wl.parts[p.name]
+			if len(list) == 0 || (best != nil && best.order < list[0].order) {
+				continue
+			}
+			if gc := p.groups[k.group]; gc != nil && gc.readyIdx >= 0 && q.byName[p.name] == p {
+				best = list[0]
+			}
+		}
+		if best == nil {
+			return
+		}
+		res, g, err := e.evaluate(&best.req, best)
+		if err == nil && len(res.Messages) == 0 {
+			return // the index said it could lease; never spin if it could not
+		}
+		e.dequeue(best)
+		e.answer(best, res, g, err)
+	}
+}
+
+// serveAll looks at every waiting pop of (queue, group) in arrival order, each as a fresh pop.
+func (e *Engine) serveAll(k groupKey) {
+	wl := e.waiting[k.queue][k.group]
+	if wl == nil {
+		return
+	}
+	list := slices.Clone(wl.wide)
+	for _, ws := range wl.parts {
+		list = append(list, ws...)
+	}
+	slices.SortFunc(list, func(a, b *waiter) int { return cmp.Compare(a.order, b.order) })
+	for _, w := range list {
+		if !w.queued {
+			continue
+		}
+		res, g, err := e.evaluate(&w.req, w)
+		if err == nil && len(res.Messages) == 0 {
+			continue
+		}
+		e.dequeue(w)
+		e.answer(w, res, g, err)
+	}
 }
 
 // answer hands a waiter its result; the caller has taken it off its list.
 func (e *Engine) answer(w *waiter, res PopResult, g *grant, err error) {
 	w.done, w.result, w.grant, w.err = true, res, g, err
 	close(w.ch)
-}
-
-// serveWaiters re-evaluates the pops waiting on a queue, in arrival order, each as a fresh pop.
-func (e *Engine) serveWaiters(name string) {
-	for i := 0; i < len(e.waiting[name]); {
-		w := e.waiting[name][i]
-		res, g, err := e.evaluate(&w.req, w)
-		if err == nil && len(res.Messages) == 0 {
-			i++
-			continue
-		}
-		e.dequeue(w)
-		e.answer(w, res, g, err)
-	}
 }
 
 // await parks the calling pop until it is answered, its timeout passes on real time, or its

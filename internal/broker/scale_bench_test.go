@@ -1,0 +1,114 @@
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// fillPartitions pushes one message to each of n partitions of queue q, in pushes of at most
+// 1,000 items, and returns the partition names.
+func fillPartitions(e *Engine, q string, n int) []string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = "p" + strconv.Itoa(i)
+	}
+	payload := json.RawMessage(`{"n":1}`)
+	for start := 0; start < n; start += 1000 {
+		items := make([]PushItem, 0, 1000)
+		for _, name := range names[start:min(start+1000, n)] {
+			items = append(items, PushItem{Queue: q, Partition: name, Payload: payload})
+		}
+		e.Push(items)
+	}
+	return names
+}
+
+// BenchmarkPopAckPartitions is one consumed message on a queue of P ready partitions: a pop of
+// one message, its ack, and the push that gives the partition its next message, so P partitions
+// stay ready throughout. A pop's cost should not grow with P.
+func BenchmarkPopAckPartitions(b *testing.B) {
+	for _, parts := range []int{1, 100, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("partitions=%d", parts), func(b *testing.B) {
+			e := New(RealClock{})
+			defer e.Close()
+			fillPartitions(e, "q", parts)
+			payload := json.RawMessage(`{"n":1}`)
+			step := func() {
+				res, err := e.Pop(context.Background(), PopRequest{Queue: "q"})
+				if err != nil || len(res.Messages) != 1 {
+					b.Fatalf("pop: %v, %d messages", err, len(res.Messages))
+				}
+				m := res.Messages[0]
+				if out := e.Ack([]AckItem{{TransactionID: m.TransactionID, PartitionID: m.PartitionID, LeaseID: m.LeaseID}}); !out[0].LeaseReleased {
+					b.Fatal("lease not released")
+				}
+				e.Push([]PushItem{{Queue: "q", Partition: m.Partition, Payload: payload}})
+			}
+			step() // the group's first pop places its cursors
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				step()
+			}
+		})
+	}
+}
+
+// BenchmarkPushWithWaiters is the latency of a one-item push to a 10,000-partition queue while
+// W long polls of a group wait on it. The group holds a lease on every partition, so no push can
+// serve them: a push's cost should not grow with W.
+func BenchmarkPushWithWaiters(b *testing.B) {
+	const parts = 10_000
+	for _, waiters := range []int{0, 100, 2000} {
+		b.Run(fmt.Sprintf("waiters=%d", waiters), func(b *testing.B) {
+			e := New(RealClock{})
+			names := fillPartitions(e, "q", parts)
+			for leased := 0; leased < parts; {
+				res, err := e.Pop(context.Background(), PopRequest{Queue: "q", Group: "w", SubscriptionMode: "all",
+					Partitions: maxPartitions, Batch: maxPartitions, LeaseSeconds: 3600})
+				if err != nil || res.PartitionsClaimed == 0 {
+					b.Fatalf("leasing the partitions: %v after %d", err, leased)
+				}
+				leased += res.PartitionsClaimed
+			}
+			parked := make(chan struct{}, waiters)
+			e.parked = func() { parked <- struct{}{} }
+			done := make(chan struct{}, waiters)
+			for range waiters {
+				go func() {
+					_, _ = e.Pop(context.Background(), PopRequest{Queue: "q", Group: "w", Wait: true, Timeout: time.Hour})
+					done <- struct{}{}
+				}()
+			}
+			for range waiters {
+				<-parked
+			}
+			payload := json.RawMessage(`{"n":1}`)
+			lat := make([]time.Duration, 0, b.N)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				item := []PushItem{{Queue: "q", Partition: names[i%parts], Payload: payload}}
+				start := time.Now()
+				e.Push(item)
+				lat = append(lat, time.Since(start))
+			}
+			b.StopTimer()
+			if n := e.WaitingPops(); n != waiters {
+				b.Fatalf("%d pops waiting, want %d", n, waiters)
+			}
+			e.Close()
+			for range waiters {
+				<-done
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+		})
+	}
+}
