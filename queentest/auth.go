@@ -11,6 +11,7 @@ func requireToken(token string, next http.Handler) http.Handler {
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isAPIPath(r.URL.Path) && !bearerMatches(r.Header.Get("Authorization"), want) {
+			w.Header().Set("WWW-Authenticate", "Bearer") // R152
 			writeError(w, http.StatusUnauthorized, "Authentication required")
 			return
 		}

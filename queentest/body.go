@@ -28,6 +28,9 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		}
 		return nil, badRequest("reading request body: %v", err)
 	}
+	if err := checkUTF8(body); err != nil {
+		return nil, err
+	}
 	return body, nil
 }
 

@@ -53,6 +53,9 @@ func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRe
 	if !ok || queue == "" {
 		return req, badRequest("queue is required")
 	}
+	if err := checkName("queue", queue); err != nil {
+		return req, err
+	}
 	req.Queue = queue
 	if req.Namespace, _, err = o.str("namespace"); err != nil {
 		return req, err

@@ -8,6 +8,10 @@ import (
 // handleSeek answers POST /api/v1/consumer-groups/{group}/queues/{queue}/seek (R110–R115).
 func (s *Server) handleSeek(w http.ResponseWriter, r *http.Request) {
 	group, queue := r.PathValue("group"), r.PathValue("queue")
+	if err := checkSeekNames(group, queue); err != nil {
+		writeFailure(w, err)
+		return
+	}
 	toEnd, ts, err := decodeSeek(w, r)
 	if err != nil {
 		writeFailure(w, err)
@@ -77,6 +81,14 @@ func (s *Server) handleDeleteGroupOnQueue(w http.ResponseWriter, r *http.Request
 
 func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, queue string) {
 	group := r.PathValue("group")
+	err := checkName("group", group)
+	if err == nil && queue != "" {
+		err = checkName("queue", queue)
+	}
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
 	qv, err := parseQuery(r)
 	if err != nil {
 		writeFailure(w, err)

@@ -45,6 +45,11 @@ func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
 // gets them capped, which changes no answer (no list is that long) and keeps its sums small.
 func parseDLQQuery(q query) (dq broker.DLQQuery, limit, offset int64, err error) {
 	dq = broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Partition: q.get("partition")}
+	for _, f := range [...]struct{ field, name string }{{"queue", dq.Queue}, {"consumerGroup", dq.Group}, {"partition", dq.Partition}} {
+		if err := checkOptionalName(f.field, f.name); err != nil {
+			return dq, 0, 0, err
+		}
+	}
 	if limit, err = q.intIn("limit", 1, maxInt, defaultDLQLimit, "must be a positive integer"); err != nil {
 		return dq, 0, 0, err
 	}

@@ -2,9 +2,7 @@ package queentest
 
 import (
 	"net/http"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/queenmq/queen-go/internal/wire"
 )
@@ -68,21 +66,6 @@ func (q query) readName(name string) (string, error) {
 		return "", nil
 	}
 	return s, checkName(name, s)
-}
-
-// checkName applies R144 to a name the request carries as field.
-func checkName(field, s string) error {
-	switch {
-	case len(s) == 0 || len(s) > 255:
-		return badRequest("%s must be 1 to 255 bytes long", field)
-	case !utf8.ValidString(s):
-		return badRequest("%s must be valid UTF-8", field)
-	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
-		return badRequest("%s must not contain control characters", field)
-	case s == "." || s == "..":
-		return badRequest("%s must not be . or ..", field)
-	}
-	return nil
 }
 
 // pathName reads a name path segment (percent-decoded, §2.1) and checks it (R144).

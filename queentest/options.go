@@ -15,14 +15,23 @@ type config struct {
 	logger *slog.Logger
 	addr   string
 	compat string // WithCompat's version, "" for 2.0
+
+	maxConns    int           // connections served at once; 0: no limit
+	bodyTimeout time.Duration // how long a request body may take after its headers
 }
 
 func defaultConfig() config {
 	return config{
-		logger: slog.New(slog.DiscardHandler),
-		addr:   "127.0.0.1:0",
+		logger:      slog.New(slog.DiscardHandler),
+		addr:        "127.0.0.1:0",
+		maxConns:    defaultMaxConns,
+		bodyTimeout: defaultBodyTimeout,
 	}
 }
+
+// WithMaxConns sets how many connections the broker serves at once; further ones wait to be
+// accepted until one closes. n <= 0 removes the limit. Default: 4096.
+func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = max(n, 0) } }
 
 // WithToken makes every /api/v1 request carry "Authorization: Bearer <tok>" (the scheme name
 // is case-insensitive); others are answered 401 {"error":"Authentication required"} with no
@@ -51,3 +60,6 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithAddr sets the TCP address Start listens on. Default: "127.0.0.1:0", a free loopback port.
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// withBodyTimeout shortens the time a request body may take after its headers, for tests.
+func withBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }

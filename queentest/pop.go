@@ -64,8 +64,15 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 		}
 	} else if req.Queue == "" {
 		return badRequest("queue is required")
+	} else if err := checkName("queue", req.Queue); err != nil {
+		return err
+	} else if err := checkOptionalName("partition", req.Partition); err != nil {
+		return err
 	}
 	req.Group = q.get("consumerGroup")
+	if err := checkOptionalName("consumerGroup", req.Group); err != nil {
+		return err
+	}
 	if req.Group == broker.QueueMode {
 		req.Group = ""
 	}

@@ -37,6 +37,9 @@ func decodePushItems(raw json.RawMessage, path string) ([]broker.PushItem, error
 		return nil, badRequest("items array is required")
 	}
 	elems := jsonsplit.SplitArray(raw)
+	if err := checkPushItemCount(len(elems)); err != nil {
+		return nil, err
+	}
 	items := make([]broker.PushItem, len(elems))
 	for i, e := range elems {
 		if len(e) == 0 || e[0] != '{' {
@@ -59,9 +62,15 @@ func decodePushItem(o object, it *broker.PushItem, path string, index int) error
 	if queue == "" {
 		return badRequest("Queue must be a non-empty string (%s.queue)", at)
 	}
+	if err := checkName(at+".queue", queue); err != nil {
+		return err
+	}
 	it.Queue = queue
 	if it.Partition, _, err = o.str("partition"); err != nil {
 		return badRequest("Partition must be a string")
+	}
+	if err := checkOptionalName(at+".partition", it.Partition); err != nil {
+		return err
 	}
 	if it.TransactionID, _, err = o.str("transactionId"); err != nil {
 		return badRequest("%s.transactionId must be a string or null, got %s", at, clip(o.raw("transactionId")))

@@ -13,7 +13,7 @@ func newRouter(s *Server) http.Handler {
 	if s.v015 {
 		return newRouter015(s, routes(s))
 	}
-	return jsonFallbacks(routes(s))
+	return canonicalPaths(jsonFallbacks(routes(s)))
 }
 
 // routes registers §2.2's endpoints; one file per route family holds the handlers.

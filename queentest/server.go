@@ -54,6 +54,8 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 }
 
 // Start starts a broker listening on 127.0.0.1:0 (or WithAddr's address). Close stops it.
+// A connection must send its request headers within 10s and a body within 30s of them, is
+// closed after 120s idle, and at most WithMaxConns connections are served at once.
 func Start(opts ...Option) (*Server, error) {
 	s := newServer(opts...)
 	cfg := s.cfg
@@ -67,10 +69,13 @@ func Start(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("queentest: listening on %s: %w", cfg.addr, err)
 	}
 	s.url = "http://" + ln.Addr().String()
+	if cfg.maxConns > 0 {
+		ln = newLimitListener(ln, cfg.maxConns)
+	}
 	s.http = &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		Handler:           bodyDeadline(cfg.bodyTimeout, s.handler),
+		ReadHeaderTimeout: headerTimeout,
+		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	s.serveDone = make(chan struct{})
@@ -135,7 +140,20 @@ func (s *Server) Now() time.Time { return s.clock.Now() }
 
 // Close stops the broker: it stops accepting connections, answers every waiting long poll
 // with an empty result, waits for in-flight requests, and returns. It is idempotent.
+// Requests still running after 10s are cut off, and Close then returns an error.
 func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}
+
+// Shutdown stops the broker as Close does, but gives in-flight requests only until ctx is
+// done: then it closes the connections left and returns ctx's error. Only the first call of
+// Close or Shutdown stops the broker; later calls return its result.
+func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		// Answer waiting pops and end fault delays first: Shutdown waits for every active
 		// request to finish.
@@ -144,10 +162,8 @@ func (s *Server) Close() error {
 		if s.http == nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
 		if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.closeErr = fmt.Errorf("shutting down: %w", err)
+			s.closeErr = err
 			_ = s.http.Close()
 		}
 		<-s.serveDone

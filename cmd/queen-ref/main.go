@@ -1,10 +1,13 @@
 // Command queen-ref serves Queen's reference broker: the in-memory broker of package queentest
 // behind the 2.0 consuming API, for local development and integration tests.
 //
-//	go run ./cmd/queen-ref [-addr 127.0.0.1:6632] [-token secret] [-compat 2.0|0.15] [-log-level info]
+//	go run ./cmd/queen-ref [-addr 127.0.0.1:6632] [-token secret] [-compat 2.0|0.15] [-log-level info] [-max-conns 4096]
 //
-// SIGINT or SIGTERM stops it: it stops accepting, answers waiting long polls empty, lets
-// in-flight requests finish and exits 0.
+// Without -token, the token is read from the QUEEN_TOKEN environment variable (which, unlike
+// a flag, other users cannot see in the process list); with neither, no auth is required.
+//
+// SIGINT or SIGTERM stops it: it stops accepting, answers waiting long polls empty, gives
+// in-flight requests 5 seconds to finish, closes the connections left and exits 0.
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -37,14 +41,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("queen-ref", flag.ContinueOnError)
 	fs.SetOutput(out)
 	addr := fs.String("addr", "127.0.0.1:6632", "TCP address to listen on")
-	token := fs.String("token", "", "require Authorization: Bearer <token> on /api/v1 (default: no auth)")
+	token := fs.String("token", "", "require Authorization: Bearer <token> on /api/v1 (default: $QUEEN_TOKEN, else no auth)")
 	compat := fs.String("compat", "2.0", `answer as this Queen version does: "2.0" or "0.15" (its wire shapes and semantics)`)
+	maxConns := fs.Int("max-conns", 4096, "most connections served at once; further ones wait to be accepted")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if *maxConns < 1 {
+		return fmt.Errorf("-max-conns must be at least 1, got %d", *maxConns)
+	}
+	if !flagGiven(fs, "token") {
+		*token = os.Getenv("QUEEN_TOKEN")
 	}
 	var lvl slog.Level
 	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
@@ -57,11 +68,28 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		queentest.WithToken(*token),
 		queentest.WithLogger(logger),
 		queentest.WithCompat(*compat),
+		queentest.WithMaxConns(*maxConns),
 	)
 	if err != nil {
 		return err
 	}
 	<-ctx.Done()
 	logger.Info("shutting down", "cause", context.Cause(ctx))
-	return srv.Close()
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		// Stopping is what was asked for: requests still running were cut off, and said so.
+		logger.Warn("requests still running after the grace period were cut off", "grace", shutdownGrace, "error", err)
+	}
+	return nil
+}
+
+// shutdownGrace is how long in-flight requests may run on after SIGINT or SIGTERM.
+const shutdownGrace = 5 * time.Second
+
+// flagGiven reports whether the command line set the flag, even to "".
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,7 +14,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asMainEnv) == "1" { // the test binary standing in for the command
+		main()
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // TestRun_ServesHealthAndStopsOnCancel starts the broker on a free port, reads its address
 // from the startup log, checks /health and the 401 of R132, then cancels and waits for exit.

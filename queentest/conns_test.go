@@ -1,0 +1,156 @@
+package queentest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// dial opens a raw connection to srv, closed when the test ends.
+func dial(t *testing.T, srv *Server) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL(), "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// waitClosed reads from conn until the broker closes it, failing the test if that takes
+// more than limit (far above the deadline under test, far below the 30s default).
+func waitClosed(t *testing.T, conn net.Conn, limit time.Duration) {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(limit))
+	_, err := io.Copy(io.Discard, conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the broker kept the connection open for %v", limit)
+	}
+}
+
+// R149: a body that trickles in is cut off at its deadline after the headers, however
+// steadily its bytes arrive, and nothing is stored.
+func TestSlowBody_ConnectionClosed_R149(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, withBodyTimeout(200*time.Millisecond))
+	conn := dial(t, srv)
+	body := `{"items":[{"queue":"slow"}]}`
+	if _, err := io.WriteString(conn, "POST /api/v1/push HTTP/1.1\r\nHost: broker\r\nContent-Type: application/json\r\n"+
+		"Content-Length: "+itoa(len(body))+"\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	trickled := make(chan struct{})
+	go func() { // one byte every 20ms, until the broker hangs up (or the body is out)
+		defer close(trickled)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; i < len(body)-1; i++ {
+			if _, err := conn.Write([]byte{body[i]}); err != nil {
+				return
+			}
+			<-tick.C
+		}
+	}()
+	waitClosed(t, conn, 5*time.Second)
+	_ = conn.Close()
+	<-trickled
+	if c.pop("/api/v1/pop/queue/slow", nil) != nil {
+		t.Fatal("a cut-off push stored a message")
+	}
+}
+
+// R149: the body deadline ends with the body: a request whose handler runs on longer (here a
+// held answer) and a long poll on the same connection are not cut off.
+func TestBodyDeadline_LiftedOnceTheBodyIsRead_R149(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, withBodyTimeout(100*time.Millisecond))
+	srv.Fail(Fault{Route: "push", After: true, Status: http.StatusServiceUnavailable, Delay: 400 * time.Millisecond})
+	c.do("POST", "/api/v1/push", `{"items":[{"queue":"held"}]}`).wantError(t, http.StatusServiceUnavailable)
+	r := c.get("/api/v1/pop/queue/empty?wait=true&timeout=300")
+	if r.status != http.StatusNoContent {
+		t.Fatalf("long poll = %d %s, want 204", r.status, r.body)
+	}
+}
+
+// R149: at most WithMaxConns connections are served at once; the next waits to be accepted,
+// and is served as soon as one closes.
+func TestMaxConns_FurtherConnectionsWait_R149(t *testing.T) {
+	t.Parallel()
+	srv, _ := start(t, WithMaxConns(2))
+	health := "GET /health HTTP/1.1\r\nHost: broker\r\n\r\n"
+	served := func(conn net.Conn, within time.Duration) bool {
+		t.Helper()
+		_ = conn.SetReadDeadline(time.Now().Add(within))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	}
+	first, second := dial(t, srv), dial(t, srv)
+	for _, conn := range []net.Conn{first, second} {
+		if _, err := io.WriteString(conn, health); err != nil {
+			t.Fatal(err)
+		}
+		if !served(conn, 5*time.Second) {
+			t.Fatal("a connection within the limit was not served")
+		}
+	}
+	third := dial(t, srv) // the kernel's backlog takes it; the broker does not accept it yet
+	if _, err := io.WriteString(third, health); err != nil {
+		t.Fatal(err)
+	}
+	if served(third, 200*time.Millisecond) {
+		t.Fatal("a connection beyond the limit was served while the others were open")
+	}
+	_ = first.Close()
+	if !served(third, 5*time.Second) {
+		t.Fatal("the waiting connection was not served once a slot freed")
+	}
+}
+
+// R152: a 401 says which scheme to use.
+func TestUnauthorized_CarriesWWWAuthenticate_R152(t *testing.T) {
+	t.Parallel()
+	_, c := start(t, WithToken("s3cret"))
+	r := c.get("/api/v1/dlq")
+	r.wantError(t, http.StatusUnauthorized, "Authentication required")
+	if got := r.header.Get("WWW-Authenticate"); got != "Bearer" {
+		t.Fatalf("WWW-Authenticate = %q, want Bearer", got)
+	}
+}
+
+// Shutdown answers waiting pops, then cuts off what still runs when its ctx ends.
+func TestShutdown_CutsOffSlowClientsAtItsDeadline(t *testing.T) {
+	t.Parallel()
+	srv, err := Start() // not NewServer: its cleanup would report the cut-off as a failure
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv)
+	slow := dial(t, srv)
+	if _, err := io.WriteString(slow, "POST /api/v1/push HTTP/1.1\r\nHost: broker\r\nContent-Length: 100\r\n\r\n{"); err != nil {
+		t.Fatal(err)
+	}
+	popped := make(chan response, 1)
+	go func() { popped <- c.get("/api/v1/pop/queue/none?wait=true&timeout=60000") }()
+	eventually(t, "the pop waits", func() bool { return srv.WaitingPops() == 1 })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err = srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown = %v, want the ctx's deadline", err)
+	}
+	if r := <-popped; r.status != http.StatusNoContent {
+		t.Fatalf("the waiting pop got %d, want 204", r.status)
+	}
+	waitClosed(t, slow, 5*time.Second)
+}
