@@ -19,11 +19,11 @@ type leaseRenewer struct {
 	// observe, when set, sees the outcome of every renewal. Tests set it before use.
 	observe func(leaseID string, err error)
 
-	mu       sync.Mutex
-	leases   map[string]*renewedLease
-	wake     chan struct{} // buffered(1): the registry changed, or a renewal was answered
-	running  bool
-	stopped  bool
+	mu      sync.Mutex
+	leases  map[string]*renewedLease
+	wake    chan struct{} // buffered(1): the registry changed, or a renewal was answered
+	running bool
+	stopped bool
 	done    sync.WaitGroup
 }
 
