@@ -73,35 +73,52 @@ func pushItems(name, queue, partition string, items []PushItem) ([]wire.PushItem
 	}
 	encoded := make([]wire.PushItem, len(items))
 	for i, it := range items {
-		w := &encoded[i]
-		w.Queue, w.Partition, w.TransactionID, w.TraceID = queue, partition, it.TransactionID, it.TraceID
-		if it.Partition != "" {
-			if err := checkNameField(fmt.Sprintf("%s[%d].partition", name, i), it.Partition); err != nil {
-				return nil, err
-			}
-			w.Partition = it.Partition
-		}
-		if it.TraceID != "" && !canonicalUUID(it.TraceID) {
-			return nil, invalidOption(fmt.Sprintf("%s[%d].traceId", name, i), it.TraceID,
-				"must be a UUID in canonical form (8-4-4-4-12 hex digits)")
-		}
-		if err := checkText(fmt.Sprintf("%s[%d].transactionId", name, i), it.TransactionID); err != nil {
+		w, err := encodePushItem(name, i, queue, partition, it)
+		if err != nil {
 			return nil, err
 		}
-		payload, err := encodeData(it.Data)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s[%d].data: %v", ErrInvalidOption, name, i, err)
-		}
-		w.Payload = wire.Value(payload)
-		if w.TransactionID == "" {
-			id, err := uuid.NewV7()
-			if err != nil {
-				return nil, fmt.Errorf("queen: make transactionId: %w", err)
-			}
-			w.TransactionID = id.String()
-		}
+		encoded[i] = w
 	}
 	return encoded, nil
+}
+
+// encodePushItem checks and encodes one item for queue, in its own partition or else in
+// partition; its field names in errors are name[index], or name alone when index < 0. The
+// caller has checked queue and partition.
+func encodePushItem(name string, index int, queue, partition string, it PushItem) (wire.PushItem, error) {
+	field := func(f string) string {
+		if index < 0 {
+			return name + "." + f
+		}
+		return fmt.Sprintf("%s[%d].%s", name, index, f)
+	}
+	w := wire.PushItem{Queue: queue, Partition: partition, TransactionID: it.TransactionID, TraceID: it.TraceID}
+	if it.Partition != "" {
+		if err := checkNameField(field("partition"), it.Partition); err != nil {
+			return wire.PushItem{}, err
+		}
+		w.Partition = it.Partition
+	}
+	if it.TraceID != "" && !canonicalUUID(it.TraceID) {
+		return wire.PushItem{}, invalidOption(field("traceId"), it.TraceID,
+			"must be a UUID in canonical form (8-4-4-4-12 hex digits)")
+	}
+	if err := checkText(field("transactionId"), it.TransactionID); err != nil {
+		return wire.PushItem{}, err
+	}
+	payload, err := encodeData(it.Data)
+	if err != nil {
+		return wire.PushItem{}, fmt.Errorf("%w: %s: %v", ErrInvalidOption, field("data"), err)
+	}
+	w.Payload = wire.Value(payload)
+	if w.TransactionID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return wire.PushItem{}, fmt.Errorf("queen: make transactionId: %w", err)
+		}
+		w.TransactionID = id.String()
+	}
+	return w, nil
 }
 
 // encodeData turns a PushItem's Data into the payload: raw JSON passes through (checked), any
