@@ -13,6 +13,12 @@
 //	}
 //	err = a.SeekConsumerGroup(ctx, "billing", "orders", admin.SeekToTime(since))
 //
+// The operator's view is read-only: Queues and QueueInfo (depth per queue and partition),
+// ConsumerGroups and ConsumerGroup (lag per group, queue and partition), Lagging (the partitions
+// whose oldest owed message is older than a bound), Messages (a peek that leases nothing),
+// Overview and Health. Lag is what a group will still be handed: the messages after its cursor,
+// leased or not, and the age of the oldest of them.
+//
 // Every call checks its arguments first and reports bad ones as an error wrapping
 // queen.ErrInvalidOption, naming the field and the value, before anything is sent.
 //
@@ -32,6 +38,13 @@
 //   - 0.15 seeks exclude a message stored exactly at the target time and move only the
 //     partitions the group has read; 0.15 configures ignore QueueOptions.DeadLetterQueue false
 //     and default LeaseTime to 300 s instead of 60 s.
+//   - 0.15's queue counts are background statistics, minutes old and not adding up:
+//     QueueInfo.Approximate is true, and counts it does not send are -1. Its group lag skips
+//     partitions the group has no cursor in: GroupQueue.Approximate is true, GroupQueue.Lag is -1
+//     from ConsumerGroups, TimeLag a lower bound, and PartitionLag fields it lacks are -1 or zero.
+//     Its lagging list is filtered and sorted here. Its message list has no offsets (-1) and no
+//     payloads, which are then read message by message; listing oldest first is ErrUnsupported.
+//     Its "not found" answers (a 200 with an error, or an empty body) give ErrNotFound.
 //   - A 0.15 database failure answered as 200 {"success":false,"error":...} is returned as a
 //     *queen.APIError with StatusCode 200.
 package admin
