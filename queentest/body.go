@@ -68,8 +68,8 @@ func (o object) raw(name string) json.RawMessage {
 }
 
 // toMap returns the members as a map of copies.
-func (o object) toMap() map[string]json.RawMessage {
-	m := make(map[string]json.RawMessage, len(o))
+func (o object) toMap() map[string][]byte {
+	m := make(map[string][]byte, len(o))
 	for _, f := range o {
 		m[f.Key] = bytes.Clone(f.Val)
 	}

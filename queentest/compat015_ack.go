@@ -103,9 +103,9 @@ func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
 		seconds = defaultExtendSeconds
 	}
 	res := s.engine.Extend(leaseID, int(min(max(seconds, 0), maxLeaseSeconds)))
-	out := wire.Extend015{Error: res.Error, LeaseID: leaseID, Success: res.Success}
-	if res.ExpiresAt != nil {
-		out.ExpiresAt = &wire.Time015{Time: *res.ExpiresAt}
+	out := wire.Extend015{Error: nullable(res.Error), LeaseID: leaseID, Success: res.Success}
+	if !res.ExpiresAt.IsZero() {
+		out.ExpiresAt = &wire.Time015{Time: res.ExpiresAt}
 	}
 	writeWire015(w, http.StatusOK, []wire.Extend015{out})
 }

@@ -104,7 +104,7 @@ func popAnswer015(req *broker.PopRequest, res *broker.PopResult) any {
 		msgs[i] = wire.Message015{
 			ConsumerGroup: group, CreatedAt: wire.At(m.CreatedAt), Data: wire.Value(m.Data), ID: m.ID,
 			LeaseID: m.LeaseID, Partition: m.Partition, PartitionID: m.PartitionID,
-			TraceID: m.TraceID, TransactionID: m.TransactionID,
+			TraceID: nullable(m.TraceID), TransactionID: m.TransactionID,
 		}
 		if len(msgs[i].Data) == 0 {
 			msgs[i].Data = wire.Value("null")

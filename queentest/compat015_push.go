@@ -32,7 +32,7 @@ func (s *Server) handlePush015(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		out[i] = wire.PushQueued015{Index: i, MessageID: p.MessageID, PartitionID: p.PartitionID,
-			QueueName: p.QueueName, Status: p.Status, TraceID: p.TraceID, TransactionID: p.TransactionID}
+			QueueName: p.QueueName, Status: p.Status, TraceID: nullable(p.TraceID), TransactionID: p.TransactionID}
 	}
 	writeWire015(w, http.StatusOK, out)
 }
@@ -45,12 +45,11 @@ func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	ops, err := decodeTransaction(o)
+	res, err := s.transact(o)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	res := s.engine.Transaction(ops)
 	if !res.Success {
 		writeFailure015(w, res.Error)
 		return
@@ -58,7 +57,7 @@ func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
 	out := wire.Transaction015{Results: make([]any, len(res.Results)), Success: true, TransactionID: res.TransactionID}
 	for i, e := range res.Results {
 		if e.Type == "ack" {
-			out.Results[i] = wire.TxAck015{DLQ: e.DLQ, Error: e.Error, Index: e.Index, LeaseReleased: e.LeaseReleased,
+			out.Results[i] = wire.TxAck015{DLQ: e.DLQ, Error: nullable(e.Error), Index: e.Index, LeaseReleased: e.LeaseReleased,
 				PartitionID: e.PartitionID, Success: e.Success, TransactionID: e.TransactionID, Type: e.Type}
 			continue
 		}

@@ -15,9 +15,9 @@ func (s *Server) handleConfigure(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := s.engine.Configure(req)
-	options := res.Options
-	if options == nil {
-		options = map[string]json.RawMessage{}
+	options := make(map[string]json.RawMessage, len(res.Options))
+	for k, v := range res.Options {
+		options[k] = v
 	}
 	writeJSON(w, http.StatusOK, configureResponse{
 		Configured:  true,

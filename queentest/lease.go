@@ -47,10 +47,10 @@ func appendExtendResult(b []byte, res *broker.ExtendResult) []byte {
 	b = append(b, `,"error":`...)
 	b = appendNullableString(b, res.Error)
 	b = append(b, `,"expiresAt":`...)
-	if res.ExpiresAt == nil {
+	if res.ExpiresAt.IsZero() {
 		b = append(b, "null"...)
 	} else {
-		b = appendTime(b, *res.ExpiresAt)
+		b = appendTime(b, res.ExpiresAt)
 	}
 	return append(b, "}]"...)
 }

@@ -83,7 +83,7 @@ func decodePushItem(o object, it *broker.PushItem, path string, index int) error
 		if !isCanonicalUUID(trace) {
 			return badRequest("%s.traceId must be a UUID in canonical form, got %q", at, trace)
 		}
-		it.TraceID = &trace
+		it.TraceID = trace
 	}
 	if p, ok := o.get("payload"); ok {
 		// Any JSON value, null included; absent is stored as {} (R12). Copied, so the stored

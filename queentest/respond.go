@@ -102,12 +102,20 @@ func appendBool(b []byte, v bool) []byte {
 	return append(b, "false"...)
 }
 
-// appendNullableString writes s, or null when s is nil.
-func appendNullableString(b []byte, s *string) []byte {
-	if s == nil {
+// nullable is s, or nil (null) for "".
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// appendNullableString writes s, or null when s is "".
+func appendNullableString(b []byte, s string) []byte {
+	if s == "" {
 		return append(b, "null"...)
 	}
-	return jsonwrite.AppendString(b, *s)
+	return jsonwrite.AppendString(b, s)
 }
 
 // appendRaw writes a stored JSON value, or fallback when there is none.

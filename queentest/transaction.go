@@ -15,52 +15,57 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	ops, err := decodeTransaction(o)
+	res, err := s.transact(o)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, transactionResponse(s.engine.Transaction(ops)))
+	writeJSON(w, http.StatusOK, transactionResponse(res))
 }
 
-// decodeTransaction reads the operations. A malformed request is an error (400, R129). An
-// invalid push item is left to the engine as that operation's rollback reason, so the error
-// names the first operation that fails in request order (R127).
-func decodeTransaction(o object) ([]broker.TxOp, error) {
+// transact reads the operations and runs them. A malformed request is an error (400, R129).
+// Malformed push items are their operation's rollback reason instead, unless an earlier
+// operation fails first, so the error names the first operation that fails in request order
+// (R127).
+func (s *Server) transact(o object) (broker.TxResult, error) {
 	raw := o.raw("operations")
 	if len(raw) == 0 || raw[0] != '[' {
-		return nil, badRequest("operations array required")
+		return broker.TxResult{}, badRequest("operations array required")
 	}
 	elems := jsonsplit.SplitArray(raw)
 	if len(elems) == 0 {
-		return nil, badRequest("operations array cannot be empty")
+		return broker.TxResult{}, badRequest("operations array cannot be empty")
 	}
 	ops := make([]broker.TxOp, len(elems))
+	refusedAt, reason := -1, ""
 	for i, e := range elems {
 		at := "operations[" + strconv.Itoa(i) + "]"
 		op, err := asObject(e, at)
 		if err != nil {
-			return nil, err
+			return broker.TxResult{}, err
 		}
 		typ, _, err := rawString(op.raw("type"), at+".type")
 		if err != nil {
-			return nil, err
+			return broker.TxResult{}, err
 		}
 		ops[i].Type = typ
 		switch typ {
 		case "ack":
 			if ops[i].Ack, err = decodeAckItem(op, "", "operations", i); err != nil {
-				return nil, err
+				return broker.TxResult{}, err
 			}
 		case "push":
 			items, perr := decodePushItems(op.raw("items"), at+".items")
-			if perr != nil {
-				ops[i].Invalid = perr.Error()
+			if perr != nil && refusedAt < 0 {
+				refusedAt, reason = i, perr.Error()
 			}
 			ops[i].Push = items
 		}
 	}
-	return ops, nil
+	if refusedAt >= 0 {
+		return s.engine.RefuseTransaction(ops, refusedAt, reason), nil
+	}
+	return s.engine.Transaction(ops), nil
 }
 
 type txResponse struct {
@@ -76,8 +81,7 @@ type txEntry map[string]any
 func transactionResponse(res broker.TxResult) txResponse {
 	out := txResponse{TransactionID: res.TransactionID, Success: res.Success, Results: []txEntry{}}
 	if !res.Success {
-		msg := res.Error
-		out.Error = &msg
+		out.Error = &res.Error
 		return out // a rollback's results are empty
 	}
 	for _, e := range res.Results {
@@ -85,7 +89,7 @@ func transactionResponse(res broker.TxResult) txResponse {
 			out.Results = append(out.Results, txEntry{
 				"index": e.Index, "type": "ack", "success": e.Success,
 				"transactionId": e.TransactionID, "partitionId": e.PartitionID,
-				"error": e.Error, "dlq": e.DLQ, "leaseReleased": e.LeaseReleased,
+				"error": nullable(e.Error), "dlq": e.DLQ, "leaseReleased": e.LeaseReleased,
 			})
 			continue
 		}

@@ -30,7 +30,7 @@ func parseAckStatus(s string) (ackStatus, bool) {
 }
 
 // Refusal texts of R76, in check order.
-var (
+const (
 	errTransactionIDRequired = "transactionId is required"
 	errPartitionIDRequired   = "partitionId is required"
 	errInvalidStatus         = "Invalid status"
@@ -72,30 +72,30 @@ func (e *Engine) Ack(items []AckItem) []AckResult {
 // checkAck runs R76 against the state before the request. It fills res for a refused item or
 // one at or below the cursor (success, no change), and returns the item to apply otherwise.
 func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
-	refuse := func(msg *string) (acceptedAck, bool) {
+	refuse := func(msg string) (acceptedAck, bool) {
 		res.Success, res.Error = false, msg
 		return acceptedAck{}, false
 	}
 	p := e.partitions[it.PartitionID]
 	if p != nil { // the names follow partitionId, whatever refuses the item (§2.3)
-		res.QueueName, res.PartitionName = &p.q.name, &p.name
+		res.QueueName, res.PartitionName = p.q.name, p.name
 	}
 	if it.TransactionID == "" {
-		return refuse(&errTransactionIDRequired)
+		return refuse(errTransactionIDRequired)
 	}
 	if it.PartitionID == "" {
-		return refuse(&errPartitionIDRequired)
+		return refuse(errPartitionIDRequired)
 	}
 	status, ok := parseAckStatus(it.Status)
 	if !ok {
-		return refuse(&errInvalidStatus)
+		return refuse(errInvalidStatus)
 	}
 	if p == nil {
-		return refuse(&errMessageNotFound)
+		return refuse(errMessageNotFound)
 	}
 	off, ok := p.byTx[it.TransactionID]
 	if !ok {
-		return refuse(&errMessageNotFound)
+		return refuse(errMessageNotFound)
 	}
 	group := it.Group
 	if group == "" {
@@ -104,7 +104,7 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 	gc := p.groups[group]
 	live := e.liveLease(gc)
 	if it.LeaseID != "" && (live == nil || live.id != it.LeaseID) {
-		return refuse(&errInvalidLease)
+		return refuse(errInvalidLease)
 	}
 	cursor := int64(-1)
 	if gc != nil {
@@ -118,9 +118,9 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 	}
 	switch {
 	case live != nil && (off < gc.first || off > gc.last):
-		return refuse(&errNotInLeasedBatch)
+		return refuse(errNotInLeasedBatch)
 	case live == nil && !gc.deliveredTo(off):
-		return refuse(&errNotDelivered)
+		return refuse(errNotDelivered)
 	}
 	return acceptedAck{gc: gc, off: off, status: status, errText: it.Error}, true
 }

@@ -76,11 +76,11 @@ func TestAckCheckOrder_R76_R77_R78_R80_R81_R117(t *testing.T) {
 			require.Len(t, out, 1)
 			assert.Equal(t, 0, out[0].Index)
 			if tc.want == "" {
-				assert.True(t, out[0].Success, errText(out[0].Error))
-				assert.Nil(t, out[0].Error)
+				assert.True(t, out[0].Success, out[0].Error)
+				assert.Empty(t, out[0].Error)
 			} else {
 				assert.False(t, out[0].Success)
-				assert.Equal(t, tc.want, errText(out[0].Error))
+				assert.Equal(t, tc.want, out[0].Error)
 			}
 			gc := s.f.e.partitions[s.pid].groups["g"]
 			if tc.applied {
@@ -116,7 +116,7 @@ func TestAckAtOrBelowCursor_R68_R79(t *testing.T) {
 	assert.True(t, out[0].LeaseReleased)
 	out = f.ack(ackOf(res.Messages[2], "completed"))
 	assert.False(t, out[0].Success)
-	assert.Equal(t, "Invalid or expired lease", errText(out[0].Error))
+	assert.Equal(t, "Invalid or expired lease", out[0].Error)
 	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages, "repeated acks never redeliver (R79)")
 }
 
@@ -165,7 +165,7 @@ func TestBatchAckStopsAtLowestFailed_R83_R84_R85(t *testing.T) {
 			for i, r := range out {
 				assert.Equal(t, i, r.Index)
 				assert.Equal(t, items[i].TransactionID, r.TransactionID, "results in array order")
-				assert.True(t, r.Success, "%s: %s", r.TransactionID, errText(r.Error))
+				assert.True(t, r.Success, "%s: %s", r.TransactionID, r.Error)
 				if r.LeaseReleased {
 					assert.Empty(t, released, "one item reports the release")
 					released = r.TransactionID
@@ -199,10 +199,10 @@ func TestBatchAckRefusalIsLocal_R85_R89(t *testing.T) {
 		AckItem{PartitionID: res.PartitionID},
 		ackOf(res.Messages[1], "completed"),
 	)
-	assert.Equal(t, "Message not found", errText(out[0].Error))
-	assert.Nil(t, out[0].QueueName, "no partition, no names")
+	assert.Equal(t, "Message not found", out[0].Error)
+	assert.Empty(t, out[0].QueueName, "no partition, no names")
 	assert.True(t, out[1].Success)
-	assert.Equal(t, "transactionId is required", errText(out[2].Error))
+	assert.Equal(t, "transactionId is required", out[2].Error)
 	assert.True(t, out[3].Success)
 	assert.True(t, out[3].LeaseReleased)
 	assert.Empty(t, f.e.Ack(nil), "an empty batch answers []")
@@ -244,7 +244,7 @@ func TestUnfencedAckCompletesLiveBatch_R118(t *testing.T) {
 	require.True(t, out[0].Success)
 	assert.True(t, out[0].LeaseReleased)
 	out = f.ack(ackOf(second.Messages[0], "completed"))
-	assert.Equal(t, "Invalid or expired lease", errText(out[0].Error))
+	assert.Equal(t, "Invalid or expired lease", out[0].Error)
 }
 
 // R47, R48, R58: groups have their own cursors and counts; one group's lease does not block another.
@@ -273,9 +273,9 @@ func TestUnfencedAckWithoutLiveLease_R66_R81_R118(t *testing.T) {
 	res := f.pop(PopRequest{Queue: "q", Batch: 2, LeaseSeconds: 5})
 	f.clock.Advance(5 * time.Second)
 	out := f.ack(AckItem{TransactionID: "c", PartitionID: res.PartitionID})
-	assert.Equal(t, "message not delivered to this group", errText(out[0].Error))
+	assert.Equal(t, "message not delivered to this group", out[0].Error)
 	out = f.ack(AckItem{TransactionID: "b", PartitionID: res.PartitionID, Status: "completed"})
-	require.True(t, out[0].Success, errText(out[0].Error))
+	require.True(t, out[0].Success, out[0].Error)
 	assert.False(t, out[0].LeaseReleased, "no lease to release")
 	assert.Equal(t, []string{"c"}, txIDs(f.pop(PopRequest{Queue: "q", Batch: 5}).Messages))
 }

@@ -5,7 +5,6 @@
 package broker
 
 import (
-	"encoding/json"
 	"errors"
 	"time"
 )
@@ -31,21 +30,21 @@ type ConfigureRequest struct {
 	LeaseTime              *int
 	RetryLimit             *int
 	DeadLetterQueue        *bool
-	Options                map[string]json.RawMessage // every option key as sent, echoed back
+	Options                map[string][]byte // every option as sent (its JSON text), echoed back
 }
 
 // ConfigureResult is the answer to a configure.
 type ConfigureResult struct {
 	QueueID, PartitionID, Queue, Namespace, Task string
-	Options                                      map[string]json.RawMessage // effective options
+	Options                                      map[string][]byte // effective options, as JSON text
 }
 
-// PushItem is one validated push item. Payload nil means absent (stored as {}).
+// PushItem is one validated push item.
 type PushItem struct {
 	Queue, Partition string // Partition "" means "Default"
-	Payload          json.RawMessage
-	TransactionID    string  // "" means: make a UUID
-	TraceID          *string // nil means null
+	Payload          []byte // the message's JSON text, stored as given
+	TransactionID    string // "" means: make a UUID
+	TraceID          string // "" means none
 }
 
 // PushResult is one item's outcome (§2.3).
@@ -53,7 +52,7 @@ type PushResult struct {
 	Index                            int
 	TransactionID, Status, MessageID string // Status "queued" or "duplicate"
 	PartitionID, QueueName           string
-	TraceID                          *string
+	TraceID                          string // "" means none
 	Offset                           int64
 }
 
@@ -92,8 +91,8 @@ type PopResult struct {
 // Message is one handed-out message (R42).
 type Message struct {
 	ID, TransactionID      string
-	TraceID                *string
-	Data                   json.RawMessage
+	TraceID                string // "" means none
+	Data                   []byte // JSON text
 	CreatedAt              time.Time
 	PartitionID, Partition string
 	LeaseID, ConsumerGroup string
@@ -107,22 +106,24 @@ type AckItem struct {
 	Status, Group, Error                string
 }
 
-// AckResult is one item's outcome (§2.3). Error, QueueName and PartitionName are nil for null.
+// AckResult is one item's outcome (§2.3). Error is "" on success (and on a refusal without
+// a reason); QueueName and PartitionName are "" when the partition is unknown.
 type AckResult struct {
 	Index                    int
 	TransactionID            string
 	Success                  bool
-	Error                    *string
-	QueueName, PartitionName *string
+	Error                    string
+	QueueName, PartitionName string
 	LeaseReleased, DLQ       bool
 }
 
-// ExtendResult is the outcome of a lease extension (R61–R65).
+// ExtendResult is the outcome of a lease extension (R61–R65). A refusal has an Error and no
+// ExpiresAt.
 type ExtendResult struct {
 	LeaseID   string
 	Success   bool
-	Error     *string
-	ExpiresAt *time.Time
+	Error     string
+	ExpiresAt time.Time
 }
 
 // TxOp is one transaction operation: Type "ack" with Ack, or "push" with Push.
@@ -130,9 +131,6 @@ type TxOp struct {
 	Type string
 	Ack  AckItem
 	Push []PushItem
-	// Invalid is why the push items failed validation (R11, R12); the transaction rolls back
-	// at this operation unless an earlier one already did (R127).
-	Invalid string
 }
 
 // TxEntry is one entry of a transaction's results (§2.3).
@@ -141,10 +139,10 @@ type TxEntry struct {
 	Type                         string // "ack" or "push"
 	Success                      bool
 	TransactionID, PartitionID   string
-	Error                        *string // ack entries
-	DLQ, LeaseReleased           bool    // ack entries
-	Status, MessageID, QueueName string  // push entries
-	Offset                       int64   // push entries
+	Error                        string // ack entries; "" on success
+	DLQ, LeaseReleased           bool   // ack entries
+	Status, MessageID, QueueName string // push entries
+	Offset                       int64  // push entries
 }
 
 // TxResult is a transaction's answer; Success false is a rollback with Error "operation <n>: <reason>".
@@ -168,8 +166,8 @@ type DeadLetter struct {
 	Queue, Partition, ConsumerGroup           string
 	ErrorMessage                              string
 	RetryCount                                int
-	Data                                      json.RawMessage
-	TraceID                                   *string
+	Data                                      []byte // JSON text
+	TraceID                                   string // "" means none
 	CreatedAt, FailedAt                       time.Time
 }
 

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"encoding/json"
 	"runtime"
 	"strconv"
 	"testing"
@@ -10,7 +9,7 @@ import (
 
 const benchBatch = 100
 
-func benchItems(queue string, n int, payload json.RawMessage) []PushItem {
+func benchItems(queue string, n int, payload []byte) []PushItem {
 	items := make([]PushItem, n)
 	for i := range items {
 		items[i] = PushItem{Queue: queue, Payload: payload}
@@ -20,7 +19,7 @@ func benchItems(queue string, n int, payload json.RawMessage) []PushItem {
 
 // BenchmarkPush stores 100 items per request, as one push request carries them.
 func BenchmarkPush(b *testing.B) {
-	payload := json.RawMessage(`{"n":1,"kind":"order","note":"a small message"}`)
+	payload := []byte(`{"n":1,"kind":"order","note":"a small message"}`)
 	e := New(RealClock{})
 	defer e.Close()
 	b.ReportAllocs()
@@ -45,7 +44,7 @@ func BenchmarkPush(b *testing.B) {
 
 // BenchmarkPopAck pops 100 messages and acks them in one batch ack, the consume loop's step.
 func BenchmarkPopAck(b *testing.B) {
-	payload := json.RawMessage(`{"n":1}`)
+	payload := []byte(`{"n":1}`)
 	e := New(RealClock{})
 	defer e.Close()
 	ctx := context.Background()
@@ -77,7 +76,7 @@ func BenchmarkPopAck(b *testing.B) {
 // also consumed it.
 func BenchmarkRetainedMemory(b *testing.B) {
 	const n = 20000
-	payload := json.RawMessage(`{"blob":"` + string(make1K()) + `"}`)
+	payload := []byte(`{"blob":"` + string(make1K()) + `"}`)
 	var perMsg float64
 	for range b.N {
 		before := heapInUse()

@@ -245,7 +245,7 @@ func (l *partitionLook) entry(off int64, payload bool) wire.MessageEntry {
 	e := wire.MessageEntry{
 		ID: m.id, TransactionID: m.txID, PartitionID: p.id, Partition: p.name, Queue: q.name,
 		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority(),
-		Offset: ptr(off), TraceID: m.traceID, CreatedAt: wire.At(m.createdAt),
+		Offset: ptr(off), TraceID: stringOrNil(m.traceID), CreatedAt: wire.At(m.createdAt),
 		Status: status, QueueStatus: queueStatus,
 		BusStatus: wire.BusStatus{ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named))},
 	}
@@ -309,4 +309,12 @@ func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail,
 		d.ConsumerGroups = append(d.ConsumerGroups, mg)
 	}
 	return d, nil
+}
+
+// stringOrNil is s, or nil (null) for "".
+func stringOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -110,7 +110,7 @@ type ack015 struct {
 func (e *Engine) check015(it *AckItem, res *AckResult) (ack015, bool) {
 	p := e.partitions[it.PartitionID]
 	if p != nil {
-		res.QueueName, res.PartitionName = &p.q.name, &p.name
+		res.QueueName, res.PartitionName = p.q.name, p.name
 	}
 	status, ok := parseAckStatus(it.Status)
 	if !ok {
@@ -121,7 +121,7 @@ func (e *Engine) check015(it *AckItem, res *AckResult) (ack015, bool) {
 		off, found = p.byTx[it.TransactionID]
 	}
 	if !found {
-		res.Error = &errMessageNotFound
+		res.Error = errMessageNotFound
 		return ack015{}, false
 	}
 	group := it.Group
@@ -130,7 +130,7 @@ func (e *Engine) check015(it *AckItem, res *AckResult) (ack015, bool) {
 	}
 	if it.LeaseID != "" {
 		if live := e.liveLease(p.groups[group]); live == nil || live.id != it.LeaseID {
-			res.Error = &errInvalidLease
+			res.Error = errInvalidLease
 			return ack015{}, false
 		}
 	}
@@ -218,39 +218,10 @@ func (e *Engine) countAck015(gc *cursorState) bool {
 // transaction015 is a 0.15 transaction (O23): every operation is checked first; a retry, an
 // unknown status or a push whose transactionId exists rolls everything back; a failed or a
 // dlq files the message at once; then the operations apply in order.
-func (e *Engine) transaction015(ops []TxOp) TxResult {
-	txID := uuid.NewString()
-	rollback := func(op int, reason string) TxResult {
-		return TxResult{TransactionID: txID, Error: fmt.Sprintf("operation %d: %s", op, reason), Results: []TxEntry{}}
-	}
-	acks := make([]ack015, len(ops))
-	for i := range ops {
-		op := &ops[i]
-		switch op.Type {
-		case "ack":
-			var res AckResult
-			a, ok := e.check015(&op.Ack, &res)
-			switch {
-			case !ok && res.Error != nil:
-				return rollback(i, *res.Error)
-			case !ok:
-				return rollback(i, fmt.Sprintf("invalid status %q", op.Ack.Status))
-			case a.status == ackRetry:
-				return rollback(i, "status retry is not supported in a transaction")
-			}
-			acks[i] = a
-		case "push":
-			if op.Invalid != "" {
-				return rollback(i, op.Invalid)
-			}
-			for j := range op.Push {
-				if reason := e.pushRefusal015(&op.Push[j]); reason != "" {
-					return rollback(i, fmt.Sprintf("item %d: %s", j, reason))
-				}
-			}
-		default:
-			return rollback(i, fmt.Sprintf("unknown operation type %q", op.Type))
-		}
+func (e *Engine) transaction015(txID string, ops []TxOp) TxResult {
+	acks, failed, reason := e.checkTransaction015(ops)
+	if failed >= 0 {
+		return rollback(txID, failed, reason)
 	}
 	entries := make([]TxEntry, 0, len(ops))
 	for i := range ops {
@@ -273,6 +244,38 @@ func (e *Engine) transaction015(ops []TxOp) TxResult {
 		}
 	}
 	return TxResult{TransactionID: txID, Success: true, Results: entries}
+}
+
+// checkTransaction015 checks a 0.15 transaction's operations, applying nothing. failed is
+// the first operation refused, with its reason, or -1.
+func (e *Engine) checkTransaction015(ops []TxOp) (acks []ack015, failed int, reason string) {
+	acks = make([]ack015, len(ops))
+	for i := range ops {
+		op := &ops[i]
+		switch op.Type {
+		case "ack":
+			var res AckResult
+			a, ok := e.check015(&op.Ack, &res)
+			switch {
+			case !ok && res.Error != "":
+				return acks, i, res.Error
+			case !ok:
+				return acks, i, fmt.Sprintf("invalid status %q", op.Ack.Status)
+			case a.status == ackRetry:
+				return acks, i, "status retry is not supported in a transaction"
+			}
+			acks[i] = a
+		case "push":
+			for j := range op.Push {
+				if reason := e.pushRefusal015(&op.Push[j]); reason != "" {
+					return acks, i, fmt.Sprintf("item %d: %s", j, reason)
+				}
+			}
+		default:
+			return acks, i, fmt.Sprintf("unknown operation type %q", op.Type)
+		}
+	}
+	return acks, -1, ""
 }
 
 // pushRefusal015 is why a transaction's push item fails on 0.15: a missing queue, or a

@@ -276,7 +276,7 @@ func TestUndoHandedOutAnswer_R142(t *testing.T) {
 		f.e.forgetStart(w)
 		f.e.unlock()
 
-		assert.Equal(t, errLeaseNotFound, errText(f.e.Extend(res.LeaseID, 5).Error))
+		assert.Equal(t, errLeaseNotFound, f.e.Extend(res.LeaseID, 5).Error)
 		again := f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all", Batch: 2})
 		assert.Equal(t, []int{1, 1}, attempts(again.Messages), "autoAck=%v", autoAck)
 		assert.NotNil(t, f.e.partitions[pushed[0].PartitionID].groups["g"])

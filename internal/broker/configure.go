@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
 	"strconv"
 )
 
@@ -22,15 +21,15 @@ func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
 	if r.DeadLetterQueue != nil {
 		q.deadLetterQueue = *r.DeadLetterQueue
 	}
-	opts := make(map[string]json.RawMessage, len(r.Options)+3)
+	opts := make(map[string][]byte, len(r.Options)+3)
 	for k, v := range r.Options {
 		opts[k] = v
 	}
-	opts["leaseTime"] = json.RawMessage(strconv.Itoa(q.leaseTime))
-	opts["retryLimit"] = json.RawMessage(strconv.Itoa(q.retryLimit))
-	opts["deadLetterQueue"] = json.RawMessage(strconv.FormatBool(q.deadLetterQueue))
+	opts["leaseTime"] = []byte(strconv.Itoa(q.leaseTime))
+	opts["retryLimit"] = []byte(strconv.Itoa(q.retryLimit))
+	opts["deadLetterQueue"] = []byte(strconv.FormatBool(q.deadLetterQueue))
 	q.options = opts
-	echo := make(map[string]json.RawMessage, len(opts))
+	echo := make(map[string][]byte, len(opts))
 	for k, v := range opts {
 		echo[k] = v
 	}

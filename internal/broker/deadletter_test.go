@@ -188,7 +188,7 @@ func TestReplayAndDelete_R99_R100_R101(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	trace := "0d9b2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
-	f.e.Push([]PushItem{{Queue: "q", TransactionID: "a", TraceID: &trace, Payload: []byte(`{"n":1}`)}, {Queue: "q", TransactionID: "b"}})
+	f.e.Push([]PushItem{{Queue: "q", TransactionID: "a", TraceID: trace, Payload: []byte(`{"n":1}`)}, {Queue: "q", TransactionID: "b"}})
 	res := f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all"})
 	f.ack(ackOf(res.Messages[0], "dlq"))
 	other := f.pop(PopRequest{Queue: "q", Group: "h", SubscriptionMode: "all", Batch: 2})
@@ -213,7 +213,7 @@ func TestReplayAndDelete_R99_R100_R101(t *testing.T) {
 		assert.Equal(t, "dlq:"+id, last.TransactionID, g)
 		assert.Equal(t, 1, last.DeliveryAttempt, g)
 		assert.Equal(t, `{"n":1}`, string(last.Data))
-		assert.Equal(t, trace, *last.TraceID)
+		assert.Equal(t, trace, last.TraceID)
 	}
 
 	assert.ErrorIs(t, f.e.DeleteDeadLetter("nope"), ErrDeadLetterNotFound)

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,9 +28,9 @@ func TestDeleteGroup_R143(t *testing.T) {
 	n, err := f.e.DeleteGroup("g", "q", true)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
-	assert.Equal(t, "Lease not found", errText(f.e.Extend(held.LeaseID, 10).Error))
+	assert.Equal(t, "Lease not found", f.e.Extend(held.LeaseID, 10).Error)
 	out := f.ack(ackOf(held.Messages[0], "completed"))
-	assert.Equal(t, "Invalid or expired lease", errText(out[0].Error))
+	assert.Equal(t, "Invalid or expired lease", out[0].Error)
 	_, total := f.e.DeadLetters(DLQQuery{Group: "g"})
 	assert.Equal(t, 1, total, "dead letters stay")
 
@@ -77,9 +76,9 @@ func TestDeleteQueue_R141(t *testing.T) {
 	require.NoError(t, f.e.DeleteQueue("q"))
 	assert.ErrorIs(t, f.e.DeleteQueue("q"), ErrQueueNotFound)
 
-	assert.Equal(t, "Lease not found", errText(f.e.Extend(held.LeaseID, 10).Error))
+	assert.Equal(t, "Lease not found", f.e.Extend(held.LeaseID, 10).Error)
 	out := f.ack(ackOf(held.Messages[0], "completed"))
-	assert.Equal(t, "Message not found", errText(out[0].Error))
+	assert.Equal(t, "Message not found", out[0].Error)
 	_, total := f.e.DeadLetters(DLQQuery{})
 	assert.Equal(t, 0, total)
 	_, err := f.e.Seek("g", "q", true, epoch)
@@ -98,7 +97,7 @@ func TestConfigure_R4_R5(t *testing.T) {
 	f := newFixture(t)
 	five, one := 5, 1
 	res := f.e.Configure(ConfigureRequest{Queue: "q", Namespace: "ns", Task: "t", LeaseTime: &five, RetryLimit: &one,
-		Options: map[string]json.RawMessage{"ttl": json.RawMessage("99"), "leaseTime": json.RawMessage("5")}})
+		Options: map[string][]byte{"ttl": []byte("99"), "leaseTime": []byte("5")}})
 	assert.Equal(t, "q", res.Queue)
 	assert.Equal(t, "ns", res.Namespace)
 	assert.NotEmpty(t, res.QueueID)

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"cmp"
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -156,7 +155,7 @@ func (q *queue) storedOptions() map[string]wire.Value {
 		return out
 	}
 	for k, v := range q.options {
-		out[k] = wire.Value(slices.Clone([]byte(json.RawMessage(v))))
+		out[k] = wire.Value(slices.Clone(v))
 	}
 	return out
 }

@@ -225,9 +225,9 @@ func (e *Engine) Extend(leaseID string, extend int) ExtendResult {
 	defer e.unlock()
 	l := e.leases[leaseID]
 	if l == nil || e.expireIfDue(l) {
-		msg := &errLeaseNotFound
+		msg := errLeaseNotFound
 		if _, ok := e.expired[leaseID]; ok {
-			msg = &errLeaseAlreadyExpired
+			msg = errLeaseAlreadyExpired
 		}
 		return ExtendResult{LeaseID: leaseID, Error: msg}
 	}
@@ -235,6 +235,5 @@ func (e *Engine) Extend(leaseID string, extend int) ExtendResult {
 		l.expires = want
 		e.schedule(l)
 	}
-	expires := l.expires
-	return ExtendResult{LeaseID: leaseID, Success: true, ExpiresAt: &expires}
+	return ExtendResult{LeaseID: leaseID, Success: true, ExpiresAt: l.expires}
 }

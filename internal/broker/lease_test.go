@@ -53,11 +53,11 @@ func TestExtend_R61_R62_R63_R64(t *testing.T) {
 
 	ext := f.e.Extend(res.LeaseID, 5)
 	require.True(t, ext.Success)
-	assert.Equal(t, epoch.Add(10*time.Second), *ext.ExpiresAt, "never shortens")
+	assert.Equal(t, epoch.Add(10*time.Second), ext.ExpiresAt, "never shortens")
 	f.clock.Advance(8 * time.Second)
 	ext = f.e.Extend(res.LeaseID, 30)
 	require.True(t, ext.Success)
-	assert.Equal(t, epoch.Add(38*time.Second), *ext.ExpiresAt)
+	assert.Equal(t, epoch.Add(38*time.Second), ext.ExpiresAt)
 	f.clock.Advance(20 * time.Second)
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Partitions: 2}).Messages, "both partitions still held")
 
@@ -67,17 +67,17 @@ func TestExtend_R61_R62_R63_R64(t *testing.T) {
 	f.ack(ackOf(res.Messages[1], "retry"))
 	ext = f.e.Extend(res.LeaseID, 60)
 	assert.False(t, ext.Success)
-	assert.Nil(t, ext.ExpiresAt)
-	assert.Equal(t, "Lease not found", errText(ext.Error))
+	assert.Zero(t, ext.ExpiresAt)
+	assert.Equal(t, "Lease not found", ext.Error)
 
 	unknown := f.e.Extend("nope", 60)
-	assert.Equal(t, "Lease not found", errText(unknown.Error))
+	assert.Equal(t, "Lease not found", unknown.Error)
 
 	again := f.pop(PopRequest{Queue: "q", LeaseSeconds: 5})
 	require.Len(t, again.Messages, 1)
 	f.clock.Advance(5 * time.Second)
 	ext = f.e.Extend(again.LeaseID, 60)
-	assert.Equal(t, "Lease already expired", errText(ext.Error))
+	assert.Equal(t, "Lease already expired", ext.Error)
 }
 
 // R34: autopilot batch B starts at 100, doubles after a quick full batch, halves on expiry.

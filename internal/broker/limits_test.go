@@ -101,11 +101,11 @@ func TestEndedLeasesLeaveNothing_R63_R151(t *testing.T) {
 				assert.Empty(t, f.e.expired)
 				return
 			}
-			assert.Equal(t, errLeaseAlreadyExpired, errText(f.e.Extend(res.LeaseID, 5).Error))
+			assert.Equal(t, errLeaseAlreadyExpired, f.e.Extend(res.LeaseID, 5).Error)
 			again := f.pop(PopRequest{Queue: "q", Batch: 2}) // delivered again: still remembered
-			assert.Equal(t, errLeaseAlreadyExpired, errText(f.e.Extend(res.LeaseID, 5).Error))
+			assert.Equal(t, errLeaseAlreadyExpired, f.e.Extend(res.LeaseID, 5).Error)
 			f.ack(ackOf(again.Messages[1], "completed")) // settled: forgotten
-			assert.Equal(t, errLeaseNotFound, errText(f.e.Extend(res.LeaseID, 5).Error))
+			assert.Equal(t, errLeaseNotFound, f.e.Extend(res.LeaseID, 5).Error)
 			assert.Empty(t, f.e.expired)
 			checkIndex(t, f.e)
 		})

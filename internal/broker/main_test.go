@@ -83,10 +83,3 @@ func attempts(ms []Message) []int {
 	}
 	return out
 }
-
-func errText(p *string) string {
-	if p == nil {
-		return "<nil>"
-	}
-	return *p
-}

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
 	"sort"
 	"time"
 )
@@ -10,8 +9,8 @@ import (
 type storedMessage struct {
 	id        string
 	txID      string
-	traceID   *string
-	data      json.RawMessage
+	traceID   string
+	data      []byte // JSON text
 	createdAt time.Time
 	seq       int64 // engine-wide store order, for "new" starts (R103)
 }
@@ -40,10 +39,10 @@ func (p *partition) firstAfterSeq(seq int64) int64 {
 	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].seq > seq }))
 }
 
-var emptyPayload = json.RawMessage("{}")
+var emptyPayload = []byte("{}")
 
 // store appends a message; offset and createdAt are assigned in this step (R13, R125, R139).
-func (e *Engine) store(p *partition, txID string, traceID *string, data json.RawMessage) int64 {
+func (e *Engine) store(p *partition, txID string, traceID string, data []byte) int64 {
 	now := e.now()
 	if n := len(p.msgs); n > 0 && now.Before(p.msgs[n-1].createdAt) {
 		now = p.msgs[n-1].createdAt

@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
-
 	"github.com/google/uuid"
 )
 
@@ -45,9 +43,9 @@ func (e *Engine) pushOne(it *PushItem) PushResult {
 }
 
 // ownPayload copies the payload so the log never pins a larger request buffer; absent is {} (R12).
-func ownPayload(data json.RawMessage) json.RawMessage {
+func ownPayload(data []byte) []byte {
 	if data == nil {
 		return emptyPayload
 	}
-	return append(json.RawMessage(make([]byte, 0, len(data))), data...)
+	return append(make([]byte, 0, len(data)), data...)
 }

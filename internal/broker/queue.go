@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"encoding/json"
 	"math"
 	"time"
 
@@ -24,7 +23,7 @@ type queue struct {
 	leaseTime       int // seconds; 0 means 60 (R60)
 	retryLimit      int
 	deadLetterQueue bool
-	options         map[string]json.RawMessage
+	options         map[string][]byte
 
 	parts   []*partition
 	byName  map[string]*partition

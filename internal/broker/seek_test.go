@@ -50,7 +50,7 @@ func TestSeekToEndReleasesLeases_R110_R111(t *testing.T) {
 	assert.Equal(t, 0, gc.retries)
 	assert.Nil(t, gc.lease)
 	out := f.ack(ackOf(res.Messages[0], "completed"))
-	assert.Equal(t, "Invalid or expired lease", errText(out[0].Error))
+	assert.Equal(t, "Invalid or expired lease", out[0].Error)
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "g"}).Messages)
 	f.push("q", "", "c")
 	assert.Equal(t, []string{"c"}, txIDs(f.pop(PopRequest{Queue: "q", Group: "g"}).Messages))

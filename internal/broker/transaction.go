@@ -11,44 +11,15 @@ import (
 func (e *Engine) Transaction(ops []TxOp) TxResult {
 	e.mu.Lock()
 	defer e.unlock()
-	if e.is015() {
-		return e.transaction015(ops)
-	}
 	txID := uuid.NewString()
-	rollback := func(op int, reason string) TxResult {
-		return TxResult{TransactionID: txID, Error: fmt.Sprintf("operation %d: %s", op, reason), Results: []TxEntry{}}
+	if e.is015() {
+		return e.transaction015(txID, ops)
 	}
-
-	acks := make([]AckResult, 0, len(ops))
-	var accepted []acceptedAck
-	for i := range ops {
-		op := &ops[i]
-		switch op.Type {
-		case "ack":
-			res := AckResult{Index: len(acks), TransactionID: op.Ack.TransactionID}
-			a, ok := e.checkAck(&op.Ack, &res)
-			if res.Error != nil {
-				return rollback(i, *res.Error)
-			}
-			if ok {
-				a.idx = len(acks)
-				accepted = append(accepted, a)
-			}
-			acks = append(acks, res)
-		case "push":
-			if op.Invalid != "" {
-				return rollback(i, op.Invalid)
-			}
-			for j := range op.Push {
-				if op.Push[j].Queue == "" {
-					return rollback(i, fmt.Sprintf("item %d: queue is required", j))
-				}
-			}
-		default:
-			return rollback(i, fmt.Sprintf("unknown operation type %q", op.Type))
-		}
+	plan, failed, reason := e.checkTransaction(ops)
+	if failed >= 0 {
+		return rollback(txID, failed, reason)
 	}
-
+	acks, accepted := plan.acks, plan.accepted
 	// Acks apply together like one batch ack (R128), then the pushes in order.
 	e.applyAcks(accepted, acks)
 	entries := make([]TxEntry, 0, len(ops))
@@ -73,4 +44,65 @@ func (e *Engine) Transaction(ops []TxOp) TxResult {
 		}
 	}
 	return TxResult{TransactionID: txID, Success: true, Results: entries}
+}
+
+// RefuseTransaction answers a transaction whose operation op could not be read (malformed push
+// items): it rolls back at the first operation before op that the state refuses, else at op
+// with reason, so the error names the first failure in request order (R127). Nothing is
+// applied.
+func (e *Engine) RefuseTransaction(ops []TxOp, op int, reason string) TxResult {
+	e.mu.Lock()
+	defer e.unlock()
+	failed, why := -1, ""
+	if e.is015() {
+		_, failed, why = e.checkTransaction015(ops[:op])
+	} else {
+		_, failed, why = e.checkTransaction(ops[:op])
+	}
+	if failed < 0 {
+		failed, why = op, reason
+	}
+	return rollback(uuid.NewString(), failed, why)
+}
+
+// rollback is the answer of a transaction that failed at operation op.
+func rollback(txID string, op int, reason string) TxResult {
+	return TxResult{TransactionID: txID, Error: fmt.Sprintf("operation %d: %s", op, reason), Results: []TxEntry{}}
+}
+
+// txPlan is a checked transaction's acks, ready to apply.
+type txPlan struct {
+	acks     []AckResult
+	accepted []acceptedAck
+}
+
+// checkTransaction checks every operation against the state, applying nothing. failed is the
+// first operation refused, with its reason, or -1.
+func (e *Engine) checkTransaction(ops []TxOp) (plan txPlan, failed int, reason string) {
+	plan.acks = make([]AckResult, 0, len(ops))
+	for i := range ops {
+		op := &ops[i]
+		switch op.Type {
+		case "ack":
+			res := AckResult{Index: len(plan.acks), TransactionID: op.Ack.TransactionID}
+			a, ok := e.checkAck(&op.Ack, &res)
+			if res.Error != "" {
+				return plan, i, res.Error
+			}
+			if ok {
+				a.idx = len(plan.acks)
+				plan.accepted = append(plan.accepted, a)
+			}
+			plan.acks = append(plan.acks, res)
+		case "push":
+			for j := range op.Push {
+				if op.Push[j].Queue == "" {
+					return plan, i, fmt.Sprintf("item %d: queue is required", j)
+				}
+			}
+		default:
+			return plan, i, fmt.Sprintf("unknown operation type %q", op.Type)
+		}
+	}
+	return plan, -1, ""
 }
