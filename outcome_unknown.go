@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptrace"
 	"sync/atomic"
 )
@@ -42,6 +43,13 @@ func (p *sendProgress) mayHaveApplied(err error) bool {
 	var dns *net.DNSError
 	var op *net.OpError
 	return !errors.As(err, &dns) && !(errors.As(err, &op) && op.Op == "dial")
+}
+
+// gatewayLost reports the answers of a proxy that may have passed the request on and then
+// lost the broker's answer (a broken upstream connection, an upstream timeout). A broker's own
+// 5xx (R134) means it applied nothing.
+func gatewayLost(status int) bool {
+	return status == http.StatusBadGateway || status == http.StatusGatewayTimeout
 }
 
 // outcomeUnknownError is a call that is not safe to repeat whose first answer was lost: it

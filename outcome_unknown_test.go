@@ -25,6 +25,7 @@ const (
 	applyThenDrop answerFault = iota // the broker applies the request, then the connection drops
 	applyThenHang                    // the broker applies it, then the answer never comes (a timeout)
 	refuseWith503                    // the broker answers 503 without applying it
+	applyThen504                     // the broker applies it, then a proxy answers 504
 )
 
 // lossyBroker serves srv over HTTP, doing fault to the first times requests to path.
@@ -40,6 +41,10 @@ func lossyBroker(t *testing.T, srv *queentest.Server, path string, fault answerF
 		switch fault {
 		case refuseWith503:
 			writeJSON(w, http.StatusServiceUnavailable, `{"error":"busy"}`)
+			return
+		case applyThen504:
+			srv.Handler().ServeHTTP(httptest.NewRecorder(), r)
+			writeJSON(w, http.StatusGatewayTimeout, `{"error":"upstream timed out"}`)
 			return
 		case applyThenHang:
 			srv.Handler().ServeHTTP(httptest.NewRecorder(), r)
@@ -121,6 +126,19 @@ func TestTransactionTimeoutIsOutcomeUnknown(t *testing.T) {
 	m := leaseOne(t, c, "orders")
 
 	_, err = c.Transaction().Ack(m, queen.StatusCompleted).Commit(t.Context())
+	assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
+	assert.NotErrorIs(t, err, queen.ErrTransactionFailed)
+}
+
+// A proxy's 504 may hide an applied transaction: that is a lost answer too.
+func TestTransactionGatewayTimeoutIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	url := lossyBroker(t, srv, "/api/v1/transaction", applyThen504, 1)
+	c := stubClient(t, url)
+	m := leaseOne(t, c, "orders")
+
+	_, err := c.Transaction().Ack(m, queen.StatusCompleted).Commit(t.Context())
 	assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
 	assert.NotErrorIs(t, err, queen.ErrTransactionFailed)
 }
