@@ -13,10 +13,10 @@ import (
 // Connection bounds (R149): no client may hold a connection, or the broker's descriptors,
 // beyond them.
 const (
-	defaultMaxConns    = 4096
-	headerTimeout      = 10 * time.Second
-	defaultBodyTimeout = 30 * time.Second
-	idleTimeout        = 120 * time.Second
+	defaultMaxConns      = 4096
+	defaultHeaderTimeout = 10 * time.Second
+	defaultBodyTimeout   = 30 * time.Second
+	defaultIdleTimeout   = 120 * time.Second
 )
 
 // limitListener accepts at most cap(slots) connections at once; further ones wait in the

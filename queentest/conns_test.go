@@ -39,7 +39,7 @@ func waitClosed(t *testing.T, conn net.Conn, limit time.Duration) {
 // steadily its bytes arrive, and nothing is stored.
 func TestSlowBody_ConnectionClosed_R149(t *testing.T) {
 	t.Parallel()
-	srv, c := start(t, withBodyTimeout(200*time.Millisecond))
+	srv, c := start(t, withTimeouts(connTimeouts{header: time.Minute, body: 200 * time.Millisecond, idle: time.Minute}))
 	conn := dial(t, srv)
 	body := `{"items":[{"queue":"slow"}]}`
 	if _, err := io.WriteString(conn, "POST /api/v1/push HTTP/1.1\r\nHost: broker\r\nContent-Type: application/json\r\n"+
@@ -66,11 +66,39 @@ func TestSlowBody_ConnectionClosed_R149(t *testing.T) {
 	}
 }
 
+// R149: headers that trickle in are cut off at their deadline.
+func TestSlowHeaders_ConnectionClosed_R149(t *testing.T) {
+	t.Parallel()
+	srv, _ := start(t, withTimeouts(connTimeouts{header: 200 * time.Millisecond, body: time.Minute, idle: time.Minute}))
+	conn := dial(t, srv)
+	if _, err := io.WriteString(conn, "GET /health HTTP/1.1\r\nHost: bro"); err != nil {
+		t.Fatal(err)
+	}
+	waitClosed(t, conn, 5*time.Second)
+}
+
+// R149: a keep-alive connection left idle is closed.
+func TestIdleConnection_Closed_R149(t *testing.T) {
+	t.Parallel()
+	srv, _ := start(t, withTimeouts(connTimeouts{header: time.Minute, body: time.Minute, idle: 200 * time.Millisecond}))
+	conn := dial(t, srv)
+	if _, err := io.WriteString(conn, "GET /health HTTP/1.1\r\nHost: broker\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	waitClosed(t, conn, 5*time.Second)
+}
+
 // R149: the body deadline ends with the body: a request whose handler runs on longer (here a
 // held answer) and a long poll on the same connection are not cut off.
 func TestBodyDeadline_LiftedOnceTheBodyIsRead_R149(t *testing.T) {
 	t.Parallel()
-	srv, c := start(t, withBodyTimeout(100*time.Millisecond))
+	srv, c := start(t, withTimeouts(connTimeouts{header: time.Minute, body: 100 * time.Millisecond, idle: time.Minute}))
 	srv.Fail(Fault{Route: "push", After: true, Status: http.StatusServiceUnavailable, Delay: 400 * time.Millisecond})
 	c.do("POST", "/api/v1/push", `{"items":[{"queue":"held"}]}`).wantError(t, http.StatusServiceUnavailable)
 	r := c.get("/api/v1/pop/queue/empty?wait=true&timeout=300")

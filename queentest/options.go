@@ -16,16 +16,16 @@ type config struct {
 	addr   string
 	compat string // WithCompat's version, "" for 2.0
 
-	maxConns    int           // connections served at once; 0: no limit
-	bodyTimeout time.Duration // how long a request body may take after its headers
+	maxConns int // connections served at once; 0: no limit
+	timeouts connTimeouts
 }
 
 func defaultConfig() config {
 	return config{
-		logger:      slog.New(slog.DiscardHandler),
-		addr:        "127.0.0.1:0",
-		maxConns:    defaultMaxConns,
-		bodyTimeout: defaultBodyTimeout,
+		logger:   slog.New(slog.DiscardHandler),
+		addr:     "127.0.0.1:0",
+		maxConns: defaultMaxConns,
+		timeouts: connTimeouts{header: defaultHeaderTimeout, body: defaultBodyTimeout, idle: defaultIdleTimeout},
 	}
 }
 
@@ -61,5 +61,9 @@ func WithLogger(l *slog.Logger) Option {
 // WithAddr sets the TCP address Start listens on. Default: "127.0.0.1:0", a free loopback port.
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
 
-// withBodyTimeout shortens the time a request body may take after its headers, for tests.
-func withBodyTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
+// connTimeouts bound a connection: its request headers, a body after its headers, and the
+// idle time between requests.
+type connTimeouts struct{ header, body, idle time.Duration }
+
+// withTimeouts shortens the connection timeouts, for tests.
+func withTimeouts(t connTimeouts) Option { return func(c *config) { c.timeouts = t } }

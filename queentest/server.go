@@ -73,9 +73,9 @@ func Start(opts ...Option) (*Server, error) {
 		ln = newLimitListener(ln, cfg.maxConns)
 	}
 	s.http = &http.Server{
-		Handler:           bodyDeadline(cfg.bodyTimeout, s.handler),
-		ReadHeaderTimeout: headerTimeout,
-		IdleTimeout:       idleTimeout,
+		Handler:           bodyDeadline(cfg.timeouts.body, s.handler),
+		ReadHeaderTimeout: cfg.timeouts.header,
+		IdleTimeout:       cfg.timeouts.idle,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
 	s.serveDone = make(chan struct{})
