@@ -181,9 +181,13 @@ func (l *consumer) handled(m *Message, outcome Status, err error, took time.Dura
 	if len(l.c.hooks.handled) == 0 {
 		return
 	}
-	var p *PanicError
 	l.c.hooks.onHandled(HandledEvent{Message: m, Outcome: outcome, Err: err, Duration: took,
-		Panicked: errors.As(err, &p)})
+		Panicked: err != nil && isPanic(err)})
+}
+
+func isPanic(err error) bool {
+	var p *PanicError
+	return errors.As(err, &p)
 }
 
 // leaseLost tells the LeaseLost hooks that the broker refused to renew b's lease.

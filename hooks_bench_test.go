@@ -3,6 +3,7 @@ package queen
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -47,6 +48,53 @@ func BenchmarkConsumeHooks(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// BenchmarkHookDispatch is what the SDK adds per message for hooks and middleware, without
+// the network: Handled and Acked once per message and Request once per request of a
+// 100-message batch (a pop and an ack), and one no-op middleware around a handler call.
+//
+//	go test -run '^$' -bench BenchmarkHookDispatch .
+func BenchmarkHookDispatch(b *testing.B) {
+	noop := Hooks{
+		Request: func(RequestEvent) {},
+		Handled: func(HandledEvent) {},
+		Acked:   func(AckedEvent) {},
+	}
+	m := &Message{ID: "m", Queue: "q"}
+	msgs := []*Message{m}
+	handler := func(context.Context) error { return nil }
+	pass := func(ctx context.Context, _ []*Message, next func(context.Context) error) error { return next(ctx) }
+	for _, v := range []struct {
+		name  string
+		hooks []Hooks
+		mws   []Middleware
+	}{
+		{"none", nil, nil},
+		{"hooks", []Hooks{noop}, nil},
+		{"middleware", nil, []Middleware{pass}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			var set hookSet
+			for _, h := range v.hooks {
+				set.add(h)
+			}
+			c := &Client{hooks: set}
+			l := &consumer{c: c, middleware: v.mws}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for i := range b.N {
+				_, _ = l.call(ctx, msgs, handler)
+				l.handled(m, StatusCompleted, nil, time.Microsecond)
+				if len(c.hooks.acked) > 0 {
+					c.hooks.onAcked(AckedEvent{Message: m, Status: StatusCompleted, Success: true})
+				}
+				if i%50 == 0 && len(c.hooks.request) > 0 {
+					c.hooks.onRequest(RequestEvent{Method: "GET", Route: routePopQueue, Attempt: 1})
+				}
+			}
 		})
 	}
 }
