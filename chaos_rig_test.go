@@ -345,7 +345,9 @@ func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune fu
 		// A discovery lease lasts 60s unless the pop says otherwise, whatever the queue's (R22).
 		b = c.Queue("").Namespace(chaosNamespace).Task(chaosTask).LeaseTime(chaosLease)
 	}
-	b = b.Concurrency(r.cfg.concurrency).Timeout(chaosPoll).IdleTimeout(chaosIdle)
+	// Backoffs as short as the rounds: the suite is about what is lost, not when it comes back.
+	b = b.Concurrency(r.cfg.concurrency).Timeout(chaosPoll).IdleTimeout(chaosIdle).
+		RetryBackoff(time.Millisecond, 5*time.Millisecond)
 	if group != "" {
 		b = b.Group(group).SubscriptionMode(SubscribeAll)
 	}

@@ -65,12 +65,13 @@ type Client struct {
 	poll     *retryablehttp.Client // long polls: bounded by their own deadline only
 	ownedHTC *http.Client          // the http.Client New made itself, closed by Close
 
-	mu      sync.Mutex
-	closed  bool          // Close was called: no new consume loop starts
-	done    chan struct{} // closed by Close: consume loops stop
-	shut    atomic.Bool   // Close has returned: every call answers ErrClosed
-	loops   sync.WaitGroup
-	renewer leaseRenewer
+	mu       sync.Mutex
+	closed   bool          // Close was called: no new consume loop starts
+	done     chan struct{} // closed by Close: consume loops stop
+	finished chan struct{} // closed once Close has returned
+	shut     atomic.Bool   // Close has returned: every call answers ErrClosed
+	loops    sync.WaitGroup
+	renewer  leaseRenewer
 
 	hooks      hookSet      // WithHooks
 	middleware []Middleware // WithMiddleware: around every loop's handler calls
@@ -120,8 +121,9 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithLogger sets the logger for retries, failovers and other transport events.
-// Default: discard.
+// WithLogger sets the logger for retries, failovers, consume loop troubles and other events.
+// Default: warnings and errors go to slog.Default() (as it is when each is logged), so a
+// broker the client cannot reach is never silent.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *clientConfig) {
 		if l == nil {
@@ -161,7 +163,7 @@ func (c *clientConfig) fail(err error) {
 func New(baseURL string, opts ...Option) (*Client, error) {
 	cfg := clientConfig{
 		servers:     []string{baseURL},
-		logger:      slog.New(slog.DiscardHandler),
+		logger:      slog.New(warnToDefault{}),
 		retryMax:    defaultRetryMax,
 		minWait:     defaultRetryMinWait,
 		maxWait:     defaultRetryMaxWait,
@@ -176,7 +178,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if strings.ContainsAny(cfg.token, "\r\n") {
 		return nil, fmt.Errorf("%w: token: must not contain line breaks", ErrInvalidOption)
 	}
-	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{}), pollMargin: pollMargin,
+	c := &Client{token: cfg.token, logger: cfg.logger, done: make(chan struct{}),
+		finished: make(chan struct{}), pollMargin: pollMargin,
 		hooks: cfg.hooks, middleware: cfg.middleware, maxResponse: cfg.maxResponse}
 	c.hooks.logger = cfg.logger
 	if cfg.token != "" {
@@ -251,11 +254,12 @@ func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // Close stops every consume loop of this client (waiting until each has returned, with its
 // last acks sent) and the lease renewer. Calls made after Close returns answer ErrClosed.
-// Close is idempotent and returns nil.
+// Close is idempotent and returns nil; a second call waits for the first to finish.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
+		<-c.finished
 		return nil
 	}
 	c.closed = true
@@ -270,7 +274,25 @@ func (c *Client) Close() error {
 	if c.ownedHTC != nil {
 		c.ownedHTC.CloseIdleConnections()
 	}
+	close(c.finished)
 	return nil
+}
+
+// Shutdown is Close bounded by ctx: it stops every consume loop and returns nil once they
+// have all returned, or ctx's error if some still run when ctx ends (a handler that ignores
+// its ctx, say). Those keep stopping in the background; Close waits for them.
+func (c *Client) Shutdown(ctx context.Context) error {
+	closed := make(chan struct{})
+	go func() {
+		_ = c.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // isClosed reports whether Close has finished; requests are then refused with ErrClosed.

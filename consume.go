@@ -2,11 +2,14 @@ package queen
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 )
@@ -91,7 +94,14 @@ const (
 	defaultRenewEvery      = 10 * time.Second
 	// ackTimeout bounds one ack request of the loop, sent on a ctx of its own.
 	ackTimeout = 30 * time.Second
+	// RetryBackoff's and AckEvery's defaults.
+	defaultRetryBackoffMin = 100 * time.Millisecond
+	defaultRetryBackoffMax = 30 * time.Second
+	defaultAckEvery        = time.Second
 )
+
+// errStopped is the cause of a handler ctx that the stop cancelled once ShutdownTimeout passed.
+var errStopped = errors.New("queen: consume stopped and the shutdown timeout passed")
 
 // consumer is one running Consume call.
 type consumer struct {
@@ -112,6 +122,11 @@ type consumer struct {
 	renewEvery  time.Duration
 	renewExtend time.Duration
 	limit       int64 // 0: none
+	retryMin    time.Duration // RetryBackoff; 0: no backoff for failures
+	retryMax    time.Duration
+	ackEveryN   int           // AckEvery; 0: off
+	ackEveryD   time.Duration // AckEvery; 0: off
+	failures    failureCounts
 
 	slots       *semaphore.Weighted // the idle handler slots, Concurrency in all
 	budgetFreed chan struct{}       // buffered(1): a batch ended, or a pop brought less than it might
@@ -125,7 +140,7 @@ type consumer struct {
 	popCtx         context.Context // the pops' ctx: cancelled a little after the stop
 	cancelPops     context.CancelFunc
 	handlerCtx     context.Context // parent of every handler ctx; cancelled after ShutdownTimeout
-	cancelHandlers context.CancelFunc
+	cancelHandlers context.CancelCauseFunc
 	ackCtx         context.Context // never cancelled by the caller: acks survive shutdown
 
 	reserved atomic.Int64 // messages handed to the handler (Limit)
@@ -173,6 +188,14 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 		l.limit = int64(b.limit)
 	}
 	l.renew = b.renew
+	l.retryMin, l.retryMax = defaultRetryBackoffMin, defaultRetryBackoffMax
+	if b.backoffSet {
+		l.retryMin, l.retryMax = b.retryMin, b.retryMax
+	}
+	l.ackEveryD = defaultAckEvery
+	if b.ackEverySet {
+		l.ackEveryN, l.ackEveryD = b.ackEveryN, b.ackEveryD
+	}
 	l.renewExtend = l.leaseTime
 	switch {
 	case b.renewEvery > 0:
@@ -188,7 +211,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.userCtx = ctx
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
 	l.popCtx, l.cancelPops = context.WithCancel(context.WithoutCancel(ctx))
-	l.handlerCtx, l.cancelHandlers = context.WithCancel(context.WithoutCancel(ctx))
+	l.handlerCtx, l.cancelHandlers = context.WithCancelCause(context.WithoutCancel(ctx))
 	l.ackCtx = context.WithoutCancel(ctx)
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
 	l.outage = newOutage()
@@ -215,7 +238,7 @@ func (l *consumer) run() error {
 	close(finished)
 	watcher.Wait()
 	l.cancelPops()
-	l.cancelHandlers()
+	l.cancelHandlers(errStopped)
 	return err
 }
 
@@ -246,7 +269,7 @@ func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
 		case <-pops.C:
 			l.cancelPops()
 		case <-handlers.C:
-			l.cancelHandlers()
+			l.cancelHandlers(errStopped)
 		case <-finished:
 			return
 		}
@@ -285,39 +308,81 @@ func byPartition(msgs []*Message) [][]*Message {
 
 // release gives leased messages back with retry: one item on the first message of each
 // partition, which ends the lease and redelivers the rest with it (R71, O18).
-func (l *consumer) release(msgs []*Message) {
+func (l *consumer) release(msgs []*Message, deadline *leaseDeadline) {
 	var items []AckItem
 	for _, g := range byPartition(msgs) {
 		if g[0].markSettled() {
 			items = append(items, AckItem{Message: g[0], Status: StatusRetry})
 		}
 	}
-	l.send(items)
+	l.send(items, deadline)
 }
 
-// send sends one batch ack on the loop's own ctx and reports what failed. It returns the
-// results, or nil when the request failed.
-func (l *consumer) send(items []AckItem) []AckResult {
+// send sends one batch ack on the loop's own ctx and reports what failed. A request that gets
+// no answer is sent again, after a growing jittered wait, for as long as the batch's lease
+// (deadline) holds: once it has run out the broker redelivers the messages anyway. It returns
+// the results, or nil when no answer came.
+func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
 	if len(items) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
-	defer cancel()
-	results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
-	if err != nil {
-		for _, it := range items {
-			it.Message.unsettle()
+	var bo *backoff.ExponentialBackOff
+	for {
+		ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
+		results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
+		cancel()
+		if err == nil {
+			for i, r := range results {
+				if !r.Success {
+					l.log.ackRefused(items[i], r.Error)
+				}
+			}
+			return results
 		}
-		l.log.ackFailed(items[0].Message, err)
-		return nil
-	}
-	for i, r := range results {
-		if !r.Success {
-			l.log.ackRefused(items[i], r.Error)
+		if bo == nil {
+			bo = newAckBackoff()
 		}
+		wait := bo.NextBackOff()
+		if !ackRetryable(err) || deadline == nil || deadline.expired(l.now().Add(wait)) {
+			for _, it := range items {
+				it.Message.unsettle()
+			}
+			l.log.ackFailed(items[0].Message, err)
+			return nil
+		}
+		l.log.ackRetrying(items[0].Message, err)
+		t := time.NewTimer(wait)
+		<-t.C // acks outlive the stop: nothing cuts this wait short but the lease
 	}
-	return results
 }
+
+// ackRetryable reports whether an ack that failed with err may be answered if sent again: not
+// after Close, an invalid item or a refusal (a 4xx other than 408 and 429).
+func ackRetryable(err error) bool {
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrInvalidOption) {
+		return false
+	}
+	var api *APIError
+	if errors.As(err, &api) && api.StatusCode >= 400 && api.StatusCode < 500 {
+		return api.Temporary() || api.StatusCode == http.StatusRequestTimeout
+	}
+	return true
+}
+
+// Backoff between attempts of a loop's ack: jittered, from 100ms growing to 2s, bounded by the
+// lease rather than by a count.
+func newAckBackoff() *backoff.ExponentialBackOff {
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(100*time.Millisecond),
+		backoff.WithMaxInterval(2*time.Second),
+		backoff.WithRandomizationFactor(0.5),
+		backoff.WithMultiplier(2),
+		backoff.WithMaxElapsedTime(0),
+	)
+}
+
+// now is the loop's current time, on the clock its leases are tracked with.
+func (l *consumer) now() time.Time { return l.c.renewer.now() }
 
 // reserve takes up to n of Limit's remaining messages (all n without a Limit). The taker of
 // the last one stops the loop.

@@ -197,14 +197,14 @@ func (l *consumer) pause(d time.Duration) bool {
 // free up.
 func (l *consumer) dispatch(msgs []*Message, free int) {
 	l.idle.busy()
+	deadline := newLeaseDeadline(l.now().Add(l.leaseTime))
 	if l.stopping() {
 		// The pop was answered after the stop began: give its messages back at once.
 		l.giveBack(free)
 		l.held.Add(-int64(len(msgs)))
-		l.release(msgs)
+		l.release(msgs, deadline)
 		return
 	}
-	deadline := newLeaseDeadline(l.c.renewer.now().Add(l.leaseTime))
 	groups := byPartition(msgs)
 	if extra := free - len(groups); extra > 0 {
 		l.giveBack(extra)
@@ -217,7 +217,7 @@ func (l *consumer) dispatch(msgs []*Message, free int) {
 					rest = append(rest, r...)
 				}
 				l.held.Add(-int64(len(rest)))
-				l.release(rest)
+				l.release(rest, deadline)
 				return
 			}
 		}

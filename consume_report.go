@@ -103,7 +103,7 @@ func (r *consumeLog) fatal(err error) {
 }
 
 func (r *consumeLog) ackFailed(m *Message, err error) {
-	r.logger.Warn("queen: consume ack failed; the messages will be delivered again",
+	r.logger.Warn("queen: consume ack got no answer; the messages will be delivered again",
 		append(messageAttrs(m), "error", err)...)
 	r.report(nil, err)
 }
@@ -120,9 +120,25 @@ func (r *consumeLog) renewFailed(m *Message, err error) {
 	r.report(nil, err)
 }
 
+// leaseLost reports a batch whose lease a renewal found gone: nothing of it is acked.
 func (r *consumeLog) leaseLost(m *Message) {
 	r.logger.Warn("queen: lease lost; the batch was not acked and will be delivered again",
 		append(messageAttrs(m), "leaseId", m.LeaseID)...)
+	r.report(m, errorfLeaseLost(m))
+}
+
+// ackRetrying reports an ack that got no answer and is sent again while the lease holds.
+func (r *consumeLog) ackRetrying(m *Message, err error) {
+	r.logger.Debug("queen: consume ack failed; sending it again while the lease holds",
+		append(messageAttrs(m), "error", err)...)
+	r.report(nil, err)
+}
+
+// stuck reports a handler still running after its ctx was cancelled.
+func (r *consumeLog) stuck(m *Message, running time.Duration, cause error) {
+	r.logger.Error("queen: consume handler still running after its ctx was cancelled",
+		"queue", m.Queue, "partition", m.Partition, "transactionId", m.TransactionID,
+		"running", running.Round(time.Millisecond), "cause", cause)
 }
 
 func (r *consumeLog) leaseRanOut(m *Message) {

@@ -65,6 +65,11 @@ type QueueBuilder struct {
 	shutdownSet        bool
 	onError            func(m *Message, err error)
 	middleware         []Middleware // Use: this loop's, inside the client's
+	retryMin, retryMax time.Duration
+	backoffSet         bool
+	ackEveryN          int
+	ackEveryD          time.Duration
+	ackEverySet        bool
 }
 
 // EachBuilder is a QueueBuilder whose Consume calls the handler once per message.
@@ -166,6 +171,28 @@ func (b QueueBuilder) OnError(fn func(m *Message, err error)) QueueBuilder {
 	return b
 }
 
+// RetryBackoff sets how long Consume holds back a message whose handler failed (an error or a
+// panic) or asked to retry, before it is handed to a handler again: at least
+// min·2^(failures−1), at most 25 % more, and never above max, where failures counts the
+// unsuccessful handler calls of that message by this loop. The loop keeps the message's lease
+// meanwhile (renewing it when the wait outlasts it) and sends its ack when the wait ends, so
+// a failure still spends one retry and a retry none. A waiting message holds no Concurrency
+// slot: other partitions keep flowing. A stop ends every wait at once, acking what it held back
+// with its own outcome. (0, 0) turns it off. Default: 100ms to 30s.
+func (b QueueBuilder) RetryBackoff(min, max time.Duration) QueueBuilder {
+	b.retryMin, b.retryMax, b.backoffSet = min, max, true
+	return b
+}
+
+// AckEvery makes Consume ack the handled messages of a leased batch as it goes, every n
+// messages or every d, whichever comes first (0 turns that trigger off), instead of only at the
+// end of the batch: a crash then delivers again at most that much, and the lease stays on the
+// rest of the batch. It applies to the per-message form (Each). Default: (0, 1s).
+func (b QueueBuilder) AckEvery(n int, d time.Duration) QueueBuilder {
+	b.ackEveryN, b.ackEveryD, b.ackEverySet = n, d, true
+	return b
+}
+
 // Namespace selects queues by their namespace label for a discovery pop.
 func (b QueueBuilder) Namespace(ns string) QueueBuilder { b.namespace = ns; return b }
 
@@ -248,6 +275,14 @@ func (b QueueBuilder) validateValues() error {
 		return invalidSetting("ShutdownTimeout", b.shutdownTimeout, "shutdownTimeout must not be negative")
 	case hasNilMiddleware(b.middleware):
 		return invalidSetting("Use", "nil", "middleware must not be nil")
+	case b.backoffSet && b.retryMin < 0:
+		return invalidSetting("RetryBackoff", b.retryMin, "retryBackoff min must not be negative")
+	case b.backoffSet && b.retryMax < b.retryMin:
+		return invalidSetting("RetryBackoff", b.retryMax, "retryBackoff max must be at least min")
+	case b.ackEverySet && b.ackEveryN < 0:
+		return invalidSetting("AckEvery", b.ackEveryN, "ackEvery n must not be negative")
+	case b.ackEverySet && b.ackEveryD < 0:
+		return invalidSetting("AckEvery", b.ackEveryD, "ackEvery d must not be negative")
 	}
 	return nil
 }
