@@ -128,3 +128,28 @@ func TestObservabilitySignatures(t *testing.T) {
 	defer c.Close()
 	var _ func(...queen.Middleware) queen.QueueBuilder = c.Queue("q").Use
 }
+
+// The "Production behaviour of the consume loop" section of API.md, as a caller compiles
+// against it.
+func TestConsumeProductionSignatures(t *testing.T) {
+	t.Parallel()
+	var (
+		_ func(time.Duration, error) error = queen.RetryAfter
+		_ func(error) queen.Status         = queen.OutcomeOf
+	)
+	c, err := queen.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var (
+		_ func(context.Context) (queen.ServerInfo, error) = c.Ping
+		_ func(context.Context) error                     = c.Shutdown
+	)
+	b := c.Queue("q")
+	var (
+		_ func(time.Duration, time.Duration) queen.QueueBuilder = b.RetryBackoff
+		_ func(int, time.Duration) queen.QueueBuilder           = b.AckEvery
+	)
+	_ = queen.ServerInfo{Status: "healthy", Version: ""}
+}

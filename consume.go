@@ -52,9 +52,16 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // error's outcome when it returns an error or panics (R136), and left alone when it returns
 // nil (its lease then runs out and the message comes back, unless h settled it).
 //
+// A failed or retried message waits out its backoff (RetryBackoff, or RetryAfter's wait)
+// before its ack is sent and it comes back; the loop keeps its lease meanwhile and the wait
+// holds no handler goroutine. A handler that returns an error after the stop cancelled its
+// ctx is acked retry, not failed. AckEvery acks the handled part of a batch as it goes. An ack
+// that gets no answer is sent again until it is answered or the batch's lease has run out.
+//
 // When ctx is done (or the Client is closed, or Limit is reached) no more pops are sent;
 // running handlers may finish within ShutdownTimeout (default 30s) with their ctx still live,
-// after which it is cancelled. Their acks are still sent. Leased messages not yet handed to
+// after which it is cancelled; a handler still running then is logged at error level every
+// 10s. Their acks are still sent. Leased messages not yet handed to
 // the handler are released with retry, so they come back at once. Consume returns once every
 // goroutine it started has returned.
 //
@@ -121,7 +128,7 @@ type consumer struct {
 	renew       bool
 	renewEvery  time.Duration
 	renewExtend time.Duration
-	limit       int64 // 0: none
+	limit       int64         // 0: none
 	retryMin    time.Duration // RetryBackoff; 0: no backoff for failures
 	retryMax    time.Duration
 	ackEveryN   int           // AckEvery; 0: off

@@ -188,6 +188,7 @@ type manualRenewClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*manualTimer
+	armed  chan time.Duration // when set, receives the length of every timer made
 }
 
 type manualTimer struct {
@@ -209,6 +210,9 @@ func (m *manualRenewClock) After(d time.Duration) (<-chan time.Time, func()) {
 	defer m.mu.Unlock()
 	t := &manualTimer{at: m.now.Add(d), c: make(chan time.Time, 1)}
 	m.timers = append(m.timers, t)
+	if m.armed != nil {
+		m.armed <- d
+	}
 	return t.c, func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()

@@ -1,0 +1,258 @@
+package queen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// backoffRig is a broker on a manual clock, so leases last until the test moves it, and a
+// client whose loop waits on a manual clock that reports every timer it makes.
+func backoffRig(t *testing.T, queue string, retryLimit int) (*queentest.Server, *Client, *manualRenewClock) {
+	t.Helper()
+	srv, c := brokerAndClient(t, queentest.WithManualClock())
+	clock, _ := useManualRenewClock(c)
+	clock.armed = make(chan time.Duration, 256)
+	configureQueue(t, c, queue, map[string]any{"retryLimit": retryLimit})
+	return srv, c, clock
+}
+
+// A failing message waits min·2^(n−1) (up to 25 % more) before each redelivery, capped at max.
+func TestConsumeBackoffDoublesAndCaps(t *testing.T) {
+	t.Parallel()
+	_, c, clock := backoffRig(t, "backoff", 20)
+	pushN(t, c, "backoff", "p", 1)
+	calls := make(chan int, 16)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	done := runConsume(func() error {
+		return c.Queue("backoff").RetryBackoff(100*time.Millisecond, time.Second).Each().
+			Consume(ctx, func(_ context.Context, m *Message) error {
+				calls <- m.DeliveryAttempt
+				return errors.New("down")
+			})
+	})
+	for n, base := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
+		assert.Equal(t, n+1, wait(t, calls, "a handler call"))
+		d := wait(t, clock.armed, "a backoff")
+		base *= time.Millisecond
+		assert.GreaterOrEqual(t, d, base, "failure %d", n+1)
+		assert.LessOrEqual(t, d, min(base*5/4, time.Second), "failure %d", n+1)
+		select {
+		case <-calls:
+			t.Fatalf("failure %d: handled again before its backoff passed", n+1)
+		default:
+		}
+		clock.Advance(d)
+	}
+	wait(t, calls, "the call after the last backoff")
+	cancel()
+	require.NoError(t, wait(t, done, "Consume"))
+}
+
+// RetryAfter(d, err) waits d (plus jitter), whatever RetryBackoff says, and spends no retry.
+func TestConsumeRetryAfterIsHonoured(t *testing.T) {
+	t.Parallel()
+	_, c, clock := backoffRig(t, "after", 0)
+	pushN(t, c, "after", "p", 1)
+	var attempts []int
+	done := runConsume(func() error {
+		return c.Queue("after").RetryBackoff(time.Millisecond, 10*time.Millisecond).Limit(2).Each().
+			Consume(testCtx(t), func(_ context.Context, m *Message) error {
+				attempts = append(attempts, m.DeliveryAttempt)
+				if len(attempts) == 1 {
+					return RetryAfter(7*time.Second, errors.New("rate limited"))
+				}
+				return nil
+			})
+	})
+	d := wait(t, clock.armed, "the wait")
+	assert.GreaterOrEqual(t, d, 7*time.Second)
+	assert.LessOrEqual(t, d, 7*time.Second*5/4)
+	clock.Advance(d)
+	require.NoError(t, wait(t, done, "Consume"))
+	assert.Equal(t, []int{1, 2}, attempts, "retry limit 0, yet delivered again: a retry spends nothing")
+	assert.Empty(t, deadLetters(t, c, "after"))
+}
+
+// A waiting message holds no handler slot: with Concurrency(1), another partition is handled
+// while it waits.
+func TestConsumeOtherPartitionsFlowDuringABackoff(t *testing.T) {
+	t.Parallel()
+	_, c, clock := backoffRig(t, "flow", 5)
+	pushN(t, c, "flow", "slow", 1)
+	var mu sync.Mutex
+	var handled []string
+	calls := make(chan string, 16)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	done := runConsume(func() error {
+		return c.Queue("flow").Concurrency(1).Each().Consume(ctx, func(_ context.Context, m *Message) error {
+			mu.Lock()
+			handled = append(handled, m.TransactionID)
+			first := len(handled) == 1
+			mu.Unlock()
+			calls <- m.TransactionID
+			if first {
+				return errors.New("not yet")
+			}
+			return nil
+		})
+	})
+	assert.Equal(t, "slow-0", wait(t, calls, "the failing call"))
+	wait(t, clock.armed, "its backoff")
+	pushN(t, c, "flow", "fast", 3)
+	for i := range 3 {
+		assert.Equal(t, fmt.Sprintf("fast-%d", i), wait(t, calls, "a call on the other partition"))
+	}
+	clock.Advance(time.Second)
+	assert.Equal(t, "slow-0", wait(t, calls, "the failed message, after its backoff"))
+	cancel()
+	require.NoError(t, wait(t, done, "Consume"))
+}
+
+// A stop ends a backoff at once, acking the held-back outcome itself: a retry spends no budget
+// (retry limit 0: nothing is dead-lettered) and a failure spends its one retry, no more.
+func TestConsumeStopDuringBackoffSpendsNoBudget(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		outcome error
+		limit   int
+	}{
+		"retry":   {Retry(errors.New("later")), 0},
+		"failure": {errors.New("broken"), 1},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			_, c, clock := backoffRig(t, "stop", tc.limit)
+			pushN(t, c, "stop", "p", 1)
+			ctx, cancel := context.WithCancel(testCtx(t))
+			done := runConsume(func() error {
+				return c.Queue("stop").Each().Consume(ctx, func(context.Context, *Message) error { return tc.outcome })
+			})
+			wait(t, clock.armed, "the backoff")
+			cancel() // without moving the clock: the stop cuts the wait short
+			require.NoError(t, wait(t, done, "Consume"))
+
+			assert.Empty(t, deadLetters(t, c, "stop"), "the stop spent no retry of its own")
+			msgs, err := c.Queue("stop").Pop(t.Context())
+			require.NoError(t, err)
+			require.Len(t, msgs, 1, "delivered again at once")
+			require.NoError(t, msgs[0].Nack(t.Context(), errors.New("again")))
+			if tc.limit == 1 {
+				assert.Len(t, deadLetters(t, c, "stop"), 1, "the first failure spent the one retry")
+			}
+		})
+	}
+}
+
+// A handler whose ctx the stop cancelled and that then returns an error is acked retry: with
+// a retry limit of 0 the message is not dead-lettered.
+func TestConsumeShutdownCancelledHandlerIsRetriedNotFailed(t *testing.T) {
+	t.Parallel()
+	_, c := brokerAndClient(t, queentest.WithManualClock())
+	configureQueue(t, c, "cancelled", map[string]any{"retryLimit": 0})
+	pushN(t, c, "cancelled", "p", 1)
+	started := make(chan struct{})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	var cause error
+	done := runConsume(func() error {
+		return c.Queue("cancelled").ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, _ *Message) error {
+			close(started)
+			<-hctx.Done()
+			cause = context.Cause(hctx)
+			return hctx.Err()
+		})
+	})
+	wait(t, started, "the handler")
+	cancel()
+	require.NoError(t, wait(t, done, "Consume"))
+	assert.ErrorIs(t, cause, errStopped)
+	assert.Empty(t, deadLetters(t, c, "cancelled"), "a stop is not the message's failure")
+	msgs, err := c.Queue("cancelled").Pop(t.Context())
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, 2, msgs[0].DeliveryAttempt)
+}
+
+// AckEvery(n, 0): after a crash, only what was handled since the last progress ack comes back.
+func TestConsumeAckEveryBoundsRedeliveryAfterACrash(t *testing.T) {
+	t.Parallel()
+	srv, c := brokerAndClient(t, queentest.WithManualClock())
+	pushN(t, c, "progress", "p", 10)
+	crashed := make(chan struct{})
+	ctx, cancel := context.WithCancel(testCtx(t))
+	done := runConsume(func() error {
+		return c.Queue("progress").Batch(10).AckEvery(3, 0).ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, m *Message) error {
+			if decode(t, m).I == 7 {
+				close(crashed) // the process dies here: nothing more is sent for this batch
+				<-hctx.Done()
+			}
+			return nil
+		})
+	})
+	wait(t, crashed, "the crash")
+	srv.Advance(61 * time.Second) // the dead process's lease runs out
+	msgs, err := c.Queue("progress").Batch(10).Pop(t.Context())
+	require.NoError(t, err)
+	var again []int
+	for _, m := range msgs {
+		again = append(again, decode(t, m).I)
+	}
+	assert.Equal(t, []int{6, 7, 8, 9}, again, "0..5 were acked in two progress acks of 3")
+	cancel()
+	require.NoError(t, wait(t, done, "Consume"))
+}
+
+// A run of 503s on the ack route, longer than the transport's retries, while the lease (10s)
+// still holds: the loop keeps sending the ack and no handled message is delivered twice.
+func TestConsumeAckOutlivesA503Burst(t *testing.T) {
+	t.Parallel()
+	srv, c := brokerAndClient(t, queentest.WithManualClock())
+	pushN(t, c, "burst", "p", 20)
+	// newTestClient sends each request 3 times: this fails three acks in a row.
+	srv.Fail(queentest.Fault{Route: "ack", Status: 503, Times: 9})
+	var mu sync.Mutex
+	deliveries := map[string]int{}
+	err := c.Queue("burst").Batch(10).LeaseTime(10*time.Second).Limit(20).Each().
+		Consume(testCtx(t), func(_ context.Context, m *Message) error {
+			mu.Lock()
+			deliveries[m.TransactionID]++
+			mu.Unlock()
+			return nil
+		})
+	require.NoError(t, err)
+	srv.Advance(11 * time.Second)
+	assert.Empty(t, drain(t, c, "burst"), "every handled message was acked")
+	assert.Len(t, deliveries, 20)
+	for tx, n := range deliveries {
+		assert.Equal(t, 1, n, "%s delivered %d times", tx, n)
+	}
+}
+
+// RetryBackoff and AckEvery refuse values out of range before anything is sent.
+func TestConsumeRefusesBadBackoffAndAckEvery(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1")
+	cases := map[string]QueueBuilder{
+		"RetryBackoff":     c.Queue("q").RetryBackoff(-time.Second, time.Second),
+		"retryBackoff max": c.Queue("q").RetryBackoff(2*time.Second, time.Second),
+		"AckEvery":         c.Queue("q").AckEvery(-1, 0),
+		"ackEvery d":       c.Queue("q").AckEvery(0, -time.Second),
+	}
+	for want, b := range cases {
+		err := b.Each().Consume(t.Context(), func(context.Context, *Message) error { return nil })
+		assert.ErrorIs(t, err, ErrInvalidOption, want)
+		assert.Contains(t, err.Error(), want)
+	}
+	assert.NoError(t, c.Queue("q").RetryBackoff(0, 0).AckEvery(0, 0).validate(forConsume), "(0, 0) turns each off")
+}
