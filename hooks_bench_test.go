@@ -95,9 +95,10 @@ func BenchmarkHookDispatch(b *testing.B) {
 			c := &Client{hooks: set}
 			l := &consumer{c: c, middleware: v.mws}
 			ctx := context.Background()
+			batch := &leasedBatch{msgs: msgs}
 			b.ReportAllocs()
 			for i := range b.N {
-				_, _ = l.call(ctx, msgs, handler)
+				_, _ = l.call(ctx, batch, 0, msgs, handler)
 				l.handled(m, StatusCompleted, nil, time.Microsecond)
 				if len(c.hooks.acked) > 0 {
 					c.hooks.onAcked(AckedEvent{Message: m, Status: StatusCompleted, Success: true})
