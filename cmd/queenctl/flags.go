@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
+	"time"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
@@ -33,6 +35,7 @@ func (e usageError) Error() string { return e.msg }
 type commonFlags struct {
 	server, token string
 	json          bool
+	version       bool
 }
 
 func (a *app) newFlagSet(name string, c *commonFlags) *flag.FlagSet {
@@ -42,6 +45,9 @@ func (a *app) newFlagSet(name string, c *commonFlags) *flag.FlagSet {
 	fs.StringVar(&c.server, "server", "", "broker URL (default $QUEEN_URL, else "+defaultServer+")")
 	fs.StringVar(&c.token, "token", "", "bearer token (default $QUEEN_TOKEN)")
 	fs.BoolVar(&c.json, "json", false, "print JSON instead of a table")
+	if name == "queenctl" {
+		fs.BoolVar(&c.version, "version", false, "print queenctl's version and exit")
+	}
 	return fs
 }
 
@@ -107,11 +113,23 @@ func (c *command) flagSet(name string) bool {
 // jsonOut reports whether --json was given before or after the command.
 func (c *command) jsonOut() bool { return c.common.json || c.app.global.json }
 
-// connect builds the client from --server/--token, else QUEEN_URL/QUEEN_TOKEN, else the default.
+// connect builds an Admin from --server/--token, else QUEEN_URL/QUEEN_TOKEN, else the default.
 func (c *command) connect() (*admin.Admin, func(), error) {
-	server := firstNonEmpty(c.common.server, c.app.global.server, c.app.getenv("QUEEN_URL"), defaultServer)
+	client, done, err := c.connectClient()
+	if err != nil {
+		return nil, nil, err
+	}
+	return admin.New(client), done, nil
+}
+
+// connectClient builds the client behind connect, for the commands that push or pop.
+func (c *command) connectClient() (*queen.Client, func(), error) {
+	server := c.serverURL()
 	token := firstNonEmpty(c.common.token, c.app.global.token, c.app.getenv("QUEEN_TOKEN"))
-	var opts []queen.Option
+	opts := []queen.Option{
+		queen.WithLogger(slog.New(slog.DiscardHandler)),                // errors are reported once, by run
+		queen.WithRetry(1, 100*time.Millisecond, 500*time.Millisecond), // a person is waiting: fail fast
+	}
 	if token != "" {
 		opts = append(opts, queen.WithToken(token))
 	}
@@ -119,7 +137,12 @@ func (c *command) connect() (*admin.Admin, func(), error) {
 	if err != nil {
 		return nil, nil, c.usagef("invalid server %q: %v", server, err)
 	}
-	return admin.New(client), func() { _ = client.Close() }, nil
+	return client, func() { _ = client.Close() }, nil
+}
+
+// serverURL is --server, else QUEEN_URL, else the default.
+func (c *command) serverURL() string {
+	return firstNonEmpty(c.common.server, c.app.global.server, c.app.getenv("QUEEN_URL"), defaultServer)
 }
 
 func firstNonEmpty(values ...string) string {

@@ -7,18 +7,19 @@
 //
 // The broker is --server (or QUEEN_URL, default http://127.0.0.1:6632) and the token --token
 // (or QUEEN_TOKEN). Output is a table, or JSON with --json. Exit status: 0 success, 1 the broker
-// refused or failed, 2 bad usage.
+// refused or failed (or lag is over a bound), 2 bad usage, 3 the broker could not be reached.
 package main
 
 import (
 	"context"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runWith(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

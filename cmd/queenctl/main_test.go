@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -83,3 +84,9 @@ func (b broker) fileDeadLetters(t *testing.T, queue, group string, values ...int
 		require.NoError(t, msgs[0].DeadLetter(context.Background(), fmt.Errorf("poison %s", msgs[0].Data)))
 	}
 }
+
+func (b broker) adminClient() *admin.Admin { return admin.New(b.client) }
+
+func adminDLQ(queue string) admin.DLQQuery { return admin.DLQQuery{Queue: queue} }
+
+func adminPeek(queue string) admin.MessageQuery { return admin.MessageQuery{Queue: queue} }
