@@ -1,8 +1,6 @@
 package broker
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -42,13 +40,17 @@ func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool
 		e.dead[d.id] = d
 		e.deadBy[key] = d
 		gc.p.noteDeadLetter(d)
+	} else {
+		e.unindexDead(d) // filed again: it moves to its new time (R94)
 	}
 	d.errMsg, d.retryCount, d.failedAt = errText, gc.retries, e.now()
+	e.indexDead(d)
 	return true
 }
 
 func (e *Engine) dropDeadLetter(d *deadLetter) {
 	delete(e.dead, d.id)
+	e.unindexDead(d)
 	d.p.forgetDeadLetter(d)
 	delete(e.deadBy, deadKey{d.p, d.off, d.group})
 }
@@ -61,39 +63,6 @@ func (d *deadLetter) view() DeadLetter {
 		ErrorMessage: d.errMsg, RetryCount: d.retryCount, Data: m.data, TraceID: m.traceID,
 		CreatedAt: m.createdAt, FailedAt: d.failedAt,
 	}
-}
-
-// DeadLetters lists dead letters (R98) and the count of matches before Limit/Offset.
-func (e *Engine) DeadLetters(q DLQQuery) (list []DeadLetter, total int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var matches []*deadLetter
-	for _, d := range e.dead {
-		if (q.Queue != "" && d.p.q.name != q.Queue) || (q.Group != "" && d.group != q.Group) ||
-			(q.Partition != "" && d.p.name != q.Partition) ||
-			(q.From != nil && d.failedAt.Before(*q.From)) || (q.To != nil && d.failedAt.After(*q.To)) {
-			continue
-		}
-		matches = append(matches, d)
-	}
-	slices.SortFunc(matches, func(a, b *deadLetter) int {
-		if c := b.failedAt.Compare(a.failedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.id, b.id)
-	})
-	total = len(matches)
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	start := min(max(q.Offset, 0), total)
-	end := start + min(limit, total-start) // no overflow for a huge limit
-	list = make([]DeadLetter, 0, end-start)
-	for _, d := range matches[start:end] {
-		list = append(list, d.view())
-	}
-	return list, total
 }
 
 // Replay pushes a dead letter back as dlq:<id> (R99, R100).

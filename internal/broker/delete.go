@@ -57,10 +57,10 @@ func (e *Engine) DeleteQueue(queue string) error {
 	for group := range q.cursors {
 		e.dropCursors(q, group)
 	}
-	for _, d := range e.dead {
-		if d.p.q == q {
-			e.dropDeadLetter(d)
-		}
+	e.unindexQueue(q)
+	for _, d := range q.dead {
+		delete(e.dead, d.id)
+		delete(e.deadBy, deadKey{d.p, d.off, d.group})
 	}
 	for _, p := range q.parts {
 		delete(e.partitions, p.id)

@@ -32,11 +32,13 @@ type Engine struct {
 
 	order []*queue // by creation
 
-	leases   map[string]*lease // live leases by id
-	expiries leaseHeap         // live leases, soonest expiry first
-	expired  map[string]*lease // ended by expiry and still remembered (R63, R151; lease.go)
-	dead     map[string]*deadLetter
-	deadBy   map[deadKey]*deadLetter
+	leases      map[string]*lease // live leases by id
+	expiries    leaseHeap         // live leases, soonest expiry first
+	expired     map[string]*lease // ended by expiry and still remembered (R63, R151; lease.go)
+	dead        map[string]*deadLetter
+	deadBy      map[deadKey]*deadLetter
+	deadAll     deadIndex             // every dead letter (deadletter_index.go)
+	deadByGroup map[string]*deadIndex // by the group that filed them
 
 	// pending holds the starts decided by pops on queues not created yet, by queue then
 	// group; the queue adopts them when a push or configure creates it (R102). It is bounded
@@ -67,17 +69,18 @@ type groupKey struct{ queue, group string }
 // New returns an empty broker that reads time from clock.
 func New(clock Clock, opts ...Option) *Engine {
 	e := &Engine{
-		clock:      clock,
-		queues:     make(map[string]*queue),
-		partitions: make(map[string]*partition),
-		leases:     make(map[string]*lease),
-		expired:    make(map[string]*lease),
-		dead:       make(map[string]*deadLetter),
-		deadBy:     make(map[deadKey]*deadLetter),
-		pending:    make(map[string]map[string]*groupMeta),
-		waiting:    make(map[string]map[string]*waitList),
-		waitCount:  make(map[groupKey]int),
-		wake:       make(map[groupKey]*wakeNote),
+		clock:       clock,
+		queues:      make(map[string]*queue),
+		partitions:  make(map[string]*partition),
+		leases:      make(map[string]*lease),
+		expired:     make(map[string]*lease),
+		dead:        make(map[string]*deadLetter),
+		deadBy:      make(map[deadKey]*deadLetter),
+		deadByGroup: make(map[string]*deadIndex),
+		pending:     make(map[string]map[string]*groupMeta),
+		waiting:     make(map[string]map[string]*waitList),
+		waitCount:   make(map[groupKey]int),
+		wake:        make(map[groupKey]*wakeNote),
 	}
 	for _, o := range opts {
 		o(e)

@@ -22,11 +22,14 @@ func checkIndex(t *testing.T, e *Engine) {
 		for group, ix := range q.cursors {
 			require.Same(t, q, ix.q)
 			require.Equal(t, group, ix.group)
-			for i, gc := range ix.ready {
+			for i, entry := range ix.ready {
+				gc := entry.gc
 				require.Equal(t, i, gc.readyIdx)
+				require.Equal(t, gc.readyAt.UnixNano(), entry.at)
+				require.Equal(t, gc.p.order, entry.order)
 				require.Same(t, ix, gc.ix)
 				if i > 0 {
-					require.False(t, ix.ready.Less(i, (i-1)/2), "heap order of %s on %s", group, name)
+					require.False(t, ix.ready.less(i, (i-1)/2), "heap order of %s on %s", group, name)
 				}
 			}
 		}
@@ -45,7 +48,7 @@ func checkIndex(t *testing.T, e *Engine) {
 					name, p.name, group, gc.lease != nil, gc.available())
 				if ready {
 					require.True(t, gc.readyAt.Equal(p.msgs[gc.cursor+1].createdAt))
-					require.Same(t, gc, gc.ix.ready[gc.readyIdx])
+					require.Same(t, gc, gc.ix.ready[gc.readyIdx].gc)
 				}
 				if gc.lease != nil {
 					require.False(t, gc.lease.ended)

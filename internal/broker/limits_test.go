@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -172,4 +173,36 @@ func TestUnknownNamesKeepNoState_R145(t *testing.T) {
 	assert.LessOrEqual(t, f.e.pendingBytes, pendingBudget)
 	assert.LessOrEqual(t, len(f.e.pendingOrder), 2*f.e.pendingCount+64)
 	f.e.mu.Unlock()
+}
+
+// R31, R146: a pop leases at most 10,000 messages, and adds none once their data reaches
+// 16 MiB, always answering at least one; its lease covers exactly what it handed out.
+func TestPopAnswerBounds_R31_R146(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	items := make([]PushItem, maxPopMessages+5)
+	for i := range items {
+		items[i] = PushItem{Queue: "many", Partition: []string{"a", "b"}[i%2]}
+	}
+	f.e.Push(items)
+	res := f.pop(PopRequest{Queue: "many", Batch: 1 << 30, Partitions: 2})
+	assert.Len(t, res.Messages, maxPopMessages)
+	assert.Equal(t, 2, res.PartitionsClaimed)
+
+	mib := json.RawMessage(`"` + strings.Repeat("x", 1<<20-2) + `"`)
+	big := make([]PushItem, 20)
+	for i := range big {
+		big[i] = PushItem{Queue: "big", Partition: []string{"a", "b"}[i/10], Payload: mib}
+	}
+	f.e.Push(big)
+	res = f.pop(PopRequest{Queue: "big", Batch: 100, Partitions: 2})
+	assert.Len(t, res.Messages, 16, "the 16th MiB is the last message added")
+	out := f.ack(ackOf(res.Messages[15], "completed"))
+	assert.True(t, out[0].LeaseReleased, "the lease ends at the last message handed out")
+
+	huge := json.RawMessage(`"` + strings.Repeat("y", maxPopBytes) + `"`)
+	f.e.Push([]PushItem{{Queue: "huge", Payload: huge}, {Queue: "huge"}})
+	res = f.pop(PopRequest{Queue: "huge", Batch: 10})
+	require.Len(t, res.Messages, 1, "a message above the cap still goes out, alone")
+	assert.Len(t, res.Messages[0].Data, maxPopBytes+2)
 }

@@ -23,6 +23,7 @@ type partition struct {
 	msgs     []storedMessage
 	byTx     map[string]int64
 	groups   map[string]*cursorState
+	dead     deadIndex      // its dead letters (deadletter_index.go)
 	stats    partitionStats // introspection's counters
 }
 

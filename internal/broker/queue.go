@@ -29,6 +29,9 @@ type queue struct {
 	byName  map[string]*partition
 	groups  map[string]*groupMeta
 	cursors map[string]*groupCursors // each group's cursors here and their ready set (ready.go)
+
+	dead        deadIndex             // its dead letters (deadletter_index.go)
+	deadByGroup map[string]*deadIndex // by the group that filed them
 }
 
 // queueFor returns the named queue, creating it with the push defaults (R1, R3, R4).
@@ -48,6 +51,7 @@ func (e *Engine) queueFor(name string) *queue {
 		byName:          make(map[string]*partition),
 		groups:          make(map[string]*groupMeta),
 		cursors:         make(map[string]*groupCursors),
+		deadByGroup:     make(map[string]*deadIndex),
 	}
 	e.queues[name] = q
 	e.order = append(e.order, q)

@@ -1,7 +1,5 @@
 package broker
 
-import "container/heap"
-
 // The ready index lets a pop find its partitions without looking at the others (R150).
 //
 // A group's cursors on a queue hang off one groupCursors (q.cursors[group]), whose ready set
@@ -28,33 +26,78 @@ type groupCursors struct {
 	sweep int64 // store step of the group's last queue-wide look (cursorState.counted)
 }
 
-// readySet is a heap of ready cursors, oldest first message first.
-type readySet []*cursorState
+// readySet is a binary heap of ready cursors, oldest first message first. Each entry carries
+// its key, so that sifting through a large set reads one array rather than every cursor.
+type readySet []readyEntry
 
-func (s readySet) Len() int { return len(s) }
-func (s readySet) Less(i, j int) bool {
-	a, b := s[i], s[j]
-	if !a.readyAt.Equal(b.readyAt) {
-		return a.readyAt.Before(b.readyAt)
+type readyEntry struct {
+	at, order int64 // readyAt in Unix nanoseconds, then the partition's creation order
+	gc        *cursorState
+}
+
+func (s readySet) less(i, j int) bool {
+	if s[i].at != s[j].at {
+		return s[i].at < s[j].at
 	}
-	return a.p.order < b.p.order
+	return s[i].order < s[j].order
 }
-func (s readySet) Swap(i, j int) {
+
+func (s readySet) swap(i, j int) {
 	s[i], s[j] = s[j], s[i]
-	s[i].readyIdx, s[j].readyIdx = i, j
+	s[i].gc.readyIdx, s[j].gc.readyIdx = i, j
 }
-func (s *readySet) Push(x any) {
-	gc := x.(*cursorState)
+
+func (s readySet) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !s.less(i, parent) {
+			return
+		}
+		s.swap(i, parent)
+		i = parent
+	}
+}
+
+func (s readySet) down(i int) {
+	for {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < len(s) && s.less(l, least) {
+			least = l
+		}
+		if r < len(s) && s.less(r, least) {
+			least = r
+		}
+		if least == i {
+			return
+		}
+		s.swap(i, least)
+		i = least
+	}
+}
+
+func (s *readySet) push(gc *cursorState) {
 	gc.readyIdx = len(*s)
-	*s = append(*s, gc)
+	*s = append(*s, readyEntry{at: gc.readyAt.UnixNano(), order: gc.p.order, gc: gc})
+	s.up(gc.readyIdx)
 }
-func (s *readySet) Pop() any {
-	old := *s
-	gc := old[len(old)-1]
-	old[len(old)-1] = nil
-	*s = old[:len(old)-1]
+
+func (s *readySet) remove(gc *cursorState) {
+	i, last := gc.readyIdx, len(*s)-1
+	if i != last {
+		s.swap(i, last)
+	}
+	(*s)[last] = readyEntry{}
+	*s = (*s)[:last]
 	gc.readyIdx = -1
-	return gc
+	if i != last {
+		s.fix(i)
+	}
+}
+
+// fix restores the order after the key of the entry at i changed.
+func (s readySet) fix(i int) {
+	s.up(i)
+	s.down(i)
 }
 
 // top is the partition a pop of the group takes first, nil when none is ready.
@@ -62,7 +105,7 @@ func (s readySet) top() *cursorState {
 	if len(s) == 0 {
 		return nil
 	}
-	return s[0]
+	return s[0].gc
 }
 
 // refresh puts gc where the ready invariant wants it, after any change to its cursor, its
@@ -72,7 +115,7 @@ func (e *Engine) refresh(gc *cursorState) {
 	ready := gc.lease == nil && gc.available() > 0
 	if !ready {
 		if gc.readyIdx >= 0 {
-			heap.Remove(&gc.ix.ready, gc.readyIdx)
+			gc.ix.ready.remove(gc)
 		}
 		return
 	}
@@ -80,12 +123,13 @@ func (e *Engine) refresh(gc *cursorState) {
 	if gc.readyIdx >= 0 {
 		if !at.Equal(gc.readyAt) {
 			gc.readyAt = at
-			heap.Fix(&gc.ix.ready, gc.readyIdx)
+			gc.ix.ready[gc.readyIdx].at = at.UnixNano()
+			gc.ix.ready.fix(gc.readyIdx)
 		}
 		return
 	}
 	gc.readyAt = at
-	heap.Push(&gc.ix.ready, gc)
+	gc.ix.ready.push(gc)
 	e.wakeFor(gc)
 }
 
@@ -119,7 +163,7 @@ func (e *Engine) dropCursor(gc *cursorState) {
 		e.forgetLease(gc.lease)
 	}
 	if gc.readyIdx >= 0 {
-		heap.Remove(&gc.ix.ready, gc.readyIdx)
+		gc.ix.ready.remove(gc)
 	}
 	e.clearExpired(gc)
 	delete(gc.p.groups, gc.group)
