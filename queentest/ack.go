@@ -2,11 +2,9 @@ package queentest
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonsplit"
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handleAck answers POST /api/v1/ack with an array of one ack result (R66, R74, R75).
@@ -26,7 +24,7 @@ func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	results := s.engine.Ack([]broker.AckItem{item})
-	writeWith(w, http.StatusOK, func(b []byte) []byte { return appendAckResults(b, results) })
+	writeJSON(w, http.StatusOK, ackAnswer(results))
 }
 
 // handleAckBatch answers POST /api/v1/ack/batch with one result per item, in array order
@@ -47,7 +45,7 @@ func (s *Server) handleAckBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	results := s.engine.Ack(items)
-	writeWith(w, http.StatusOK, func(b []byte) []byte { return appendAckResults(b, results) })
+	writeJSON(w, http.StatusOK, ackAnswer(results))
 }
 
 func decodeAckBatch(o object) ([]broker.AckItem, error) {
@@ -59,7 +57,7 @@ func decodeAckBatch(o object) ([]broker.AckItem, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("acknowledgments array is required")
 	}
-	elems := jsonsplit.SplitArray(raw)
+	elems := splitArray(raw)
 	items := make([]broker.AckItem, len(elems))
 	for i, e := range elems {
 		if len(e) == 0 || e[0] != '{' {
@@ -114,31 +112,14 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 	return it, nil
 }
 
-// appendAckResults writes §2.3's ack results.
-func appendAckResults(b []byte, results []broker.AckResult) []byte {
-	b = append(b, '[')
+// ackAnswer is §2.3's ack results; a missing reason or partition is null.
+func ackAnswer(results []broker.AckResult) []wire.AckResult {
+	out := make([]wire.AckResult, len(results))
 	for i := range results {
 		a := &results[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"index":`...)
-		b = strconv.AppendInt(b, int64(a.Index), 10)
-		b = append(b, `,"transactionId":`...)
-		b = jsonwrite.AppendString(b, a.TransactionID)
-		b = append(b, `,"success":`...)
-		b = appendBool(b, a.Success)
-		b = append(b, `,"error":`...)
-		b = appendNullableString(b, a.Error)
-		b = append(b, `,"queueName":`...)
-		b = appendNullableString(b, a.QueueName)
-		b = append(b, `,"partitionName":`...)
-		b = appendNullableString(b, a.PartitionName)
-		b = append(b, `,"leaseReleased":`...)
-		b = appendBool(b, a.LeaseReleased)
-		b = append(b, `,"dlq":`...)
-		b = appendBool(b, a.DLQ)
-		b = append(b, '}')
+		out[i] = wire.AckResult{Index: a.Index, TransactionID: a.TransactionID, Success: a.Success,
+			Error: nullable(a.Error), QueueName: nullable(a.QueueName), PartitionName: nullable(a.PartitionName),
+			LeaseReleased: a.LeaseReleased, DLQ: a.DLQ}
 	}
-	return append(b, ']')
+	return out
 }

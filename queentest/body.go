@@ -2,14 +2,15 @@ package queentest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
 
-	"github.com/queenmq/queen-go/internal/jsonsplit"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // maxBodyBytes caps a request body; a push of 10,000 one-kilobyte messages fits with room.
@@ -46,13 +47,44 @@ func readObject(w http.ResponseWriter, r *http.Request) (object, error) {
 // object is a JSON object split into raw members, so a field's absence, a null and a value
 // of the wrong JSON type can be told apart (R131: null counts as absent). Its values alias
 // the request body: copy what outlives the request.
-type object []jsonsplit.Field
+type object []member
+
+// member is one name and its raw value.
+type member struct {
+	Key string
+	Val wire.Value
+}
 
 // splitObject splits a validated JSON object into its members.
-func splitObject(raw []byte) object { return object(jsonsplit.SplitObject(raw)) }
+func splitObject(raw wire.Value) object {
+	var o object
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), wire.Lenient)
+	_, _ = dec.ReadToken() // {
+	for dec.PeekKind() == '"' {
+		name, _ := dec.ReadToken()
+		key := name.String() // before the next read voids the token
+		val, _ := dec.ReadValue()
+		end := dec.InputOffset()
+		o = append(o, member{Key: key, Val: raw[end-int64(len(val)) : end : end]})
+	}
+	return o
+}
+
+// splitArray splits a validated JSON array into its elements, which alias raw.
+func splitArray(raw wire.Value) []wire.Value {
+	var elems []wire.Value
+	dec := jsontext.NewDecoder(bytes.NewReader(raw), wire.Lenient)
+	_, _ = dec.ReadToken() // [
+	for k := dec.PeekKind(); k != ']' && k != 0; k = dec.PeekKind() {
+		val, _ := dec.ReadValue()
+		end := dec.InputOffset()
+		elems = append(elems, raw[end-int64(len(val)):end:end])
+	}
+	return elems
+}
 
 // get returns a member's raw value; a repeated key counts its last value, as in encoding/json.
-func (o object) get(name string) (json.RawMessage, bool) {
+func (o object) get(name string) (wire.Value, bool) {
 	for i := len(o) - 1; i >= 0; i-- {
 		if o[i].Key == name {
 			return o[i].Val, true
@@ -62,7 +94,7 @@ func (o object) get(name string) (json.RawMessage, bool) {
 }
 
 // raw returns a member's raw value, nil when absent.
-func (o object) raw(name string) json.RawMessage {
+func (o object) raw(name string) wire.Value {
 	v, _ := o.get(name)
 	return v
 }
@@ -91,12 +123,7 @@ func decodeObject(body []byte) (object, error) {
 	if len(trimmed) == 0 {
 		return nil, badRequest("Empty request body")
 	}
-	if !json.Valid(trimmed) {
-		var v any
-		err := json.Unmarshal(trimmed, &v)
-		if err == nil { // unreachable: Valid and Unmarshal agree
-			err = errors.New("syntax error")
-		}
+	if err := wire.Unmarshal(trimmed, new(wire.Value)); err != nil {
 		return nil, badRequest("Invalid JSON: %v", err)
 	}
 	if trimmed[0] != '{' {
@@ -107,21 +134,19 @@ func decodeObject(body []byte) (object, error) {
 
 // trimJSONSpace trims JSON's four whitespace bytes, and nothing else.
 func trimJSONSpace(b []byte) []byte {
-	start, end := jsonsplit.SkipSpace(b, 0), len(b)
-	for end > start {
-		switch b[end-1] {
-		case ' ', '\t', '\n', '\r':
-			end--
-			continue
-		}
-		break
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
 	}
-	return b[start:end]
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // asObject splits a raw value (from a validated body) that must be a JSON object; what
 // names it in the error.
-func asObject(raw json.RawMessage, what string) (object, error) {
+func asObject(raw wire.Value, what string) (object, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, badRequest("%s must be an object, got %s", what, kindOf(raw))
 	}
@@ -134,21 +159,22 @@ func (o object) present(name string) bool {
 	return ok && !isNull(raw)
 }
 
-func isNull(raw json.RawMessage) bool { return len(raw) == 4 && string(raw) == "null" }
+func isNull(raw wire.Value) bool { return len(raw) == 4 && string(raw) == "null" }
 
 // str returns a string field; absent and null give "" and ok false.
 func (o object) str(name string) (s string, ok bool, err error) {
 	return rawString(o.raw(name), name)
 }
 
-func rawString(raw json.RawMessage, name string) (s string, ok bool, err error) {
+func rawString(raw wire.Value, name string) (s string, ok bool, err error) {
 	if len(raw) == 0 || isNull(raw) {
 		return "", false, nil
 	}
 	if raw[0] != '"' {
 		return "", false, badRequest("%s must be a string, got %s", name, clip(raw))
 	}
-	return jsonsplit.Unquote(raw), true, nil
+	unquoted, _ := jsontext.AppendUnquote(nil, raw) // validated, so it unquotes
+	return string(unquoted), true, nil
 }
 
 // integer returns an integer field; a fraction, an exponent or a non-number is refused.
@@ -195,7 +221,7 @@ func (o object) timestamp(name string) (t time.Time, ok bool, err error) {
 func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
 
 // kindOf names the JSON type of a raw value for error messages.
-func kindOf(raw json.RawMessage) string {
+func kindOf(raw wire.Value) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
@@ -215,7 +241,7 @@ func kindOf(raw json.RawMessage) string {
 }
 
 // clip shortens a raw value quoted in an error message.
-func clip(raw json.RawMessage) string {
+func clip(raw wire.Value) string {
 	const max = 64
 	if len(raw) > max {
 		return string(raw[:max]) + "..."

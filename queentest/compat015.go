@@ -98,19 +98,9 @@ func handleHealth015(w http.ResponseWriter, _ *http.Request) {
 	writeBody(w, http.StatusOK, []byte(health015))
 }
 
-// writeWire015 encodes a 0.15 answer body with the wire codec.
-func writeWire015(w http.ResponseWriter, status int, v any) {
-	b, err := wire.Marshal(v)
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, "encoding response: "+err.Error())
-		return
-	}
-	writeBody(w, status, b)
-}
-
 // writeFailure015 is 0.15's answer to what its database refused: 200 {"success":false} (O3).
 func writeFailure015(w http.ResponseWriter, msg string) {
-	writeWire015(w, http.StatusOK, wire.Failure015{Error: msg})
+	writeJSON(w, http.StatusOK, wire.Failure015{Error: msg})
 }
 
 // writeTypeError015 is 0.15's answer to a body field of the wrong JSON type: a 500 carrying

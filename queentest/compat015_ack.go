@@ -82,7 +82,7 @@ func (s *Server) ack015(w http.ResponseWriter, items []broker.AckItem) {
 		}
 	}
 	results := s.engine.Ack(items)
-	writeWith(w, http.StatusOK, func(b []byte) []byte { return appendAckResults(b, results) })
+	writeJSON(w, http.StatusOK, ackAnswer(results))
 }
 
 // handleExtend015 answers a lease extension as 0.15 does (O22): seconds defaults to 60, a
@@ -107,5 +107,5 @@ func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
 	if !res.ExpiresAt.IsZero() {
 		out.ExpiresAt = &wire.Time015{Time: res.ExpiresAt}
 	}
-	writeWire015(w, http.StatusOK, []wire.Extend015{out})
+	writeJSON(w, http.StatusOK, []wire.Extend015{out})
 }

@@ -33,7 +33,7 @@ func (s *Server) handleConfigure015(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	res := s.engine.Configure(req)
-	writeWire015(w, http.StatusOK, wire.Configure015{
+	writeJSON(w, http.StatusOK, wire.Configure015{
 		Configured: true, Namespace: res.Namespace, Options: opts, PartitionID: res.PartitionID,
 		Queue: res.Queue, QueueID: res.QueueID, Task: res.Task,
 	})
@@ -65,7 +65,7 @@ func (s *Server) handleDLQList015(w http.ResponseWriter, r *http.Request) {
 			})
 		}
 	}
-	writeWire015(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleSeek015 answers a seek as 0.15 does (O16): an unparsable timestamp is a 200 failure,
@@ -106,7 +106,7 @@ func (s *Server) handleSeek015(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.PartitionsUpdated = res.PartitionsUpdated
-	writeWire015(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleDeleteGroup015 deletes a group as 0.15 does (O29): an unknown one is a 200 with
@@ -124,7 +124,7 @@ func (s *Server) handleDeleteGroup015(w http.ResponseWriter, r *http.Request) {
 		writeFailure015(w, err.Error())
 		return
 	}
-	writeWire015(w, http.StatusOK, wire.DeleteGroup015{ConsumerGroup: group, DeletedPartitions: n,
+	writeJSON(w, http.StatusOK, wire.DeleteGroup015{ConsumerGroup: group, DeletedPartitions: n,
 		MetadataDeleted: deleteMetadata, QueueName: queue, Success: true})
 }
 
@@ -137,5 +137,5 @@ func (s *Server) handleDeleteQueue015(w http.ResponseWriter, r *http.Request) {
 		writeFailure015(w, err.Error())
 		return
 	}
-	writeWire015(w, http.StatusOK, wire.DeleteQueue015{Deleted: true, Existed: err == nil, Queue: queue})
+	writeJSON(w, http.StatusOK, wire.DeleteQueue015{Deleted: true, Existed: err == nil, Queue: queue})
 }

@@ -35,7 +35,7 @@ func (s *Server) pop015(w http.ResponseWriter, r *http.Request, req broker.PopRe
 		writeFailure015(w, err.Error())
 		return
 	}
-	writeWire015(w, http.StatusOK, popAnswer015(&req, &res))
+	writeJSON(w, http.StatusOK, popAnswer015(&req, &res))
 }
 
 // popTimeoutCap015 bounds a long poll; 0.15 caps none (O11), but a wait must end.

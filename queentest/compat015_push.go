@@ -34,7 +34,7 @@ func (s *Server) handlePush015(w http.ResponseWriter, r *http.Request) {
 		out[i] = wire.PushQueued015{Index: i, MessageID: p.MessageID, PartitionID: p.PartitionID,
 			QueueName: p.QueueName, Status: p.Status, TraceID: nullable(p.TraceID), TransactionID: p.TransactionID}
 	}
-	writeWire015(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleTransaction015 answers a transaction as 0.15 does (O23): push entries without status
@@ -64,5 +64,5 @@ func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
 		out.Results[i] = wire.TxPush015{Index: e.Index, MessageID: e.MessageID, PartitionID: e.PartitionID,
 			QueueName: e.QueueName, Success: e.Success, TransactionID: e.TransactionID, Type: e.Type}
 	}
-	writeWire015(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, out)
 }

@@ -1,10 +1,10 @@
 package queentest
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handleConfigure answers POST /api/v1/configure (R5).
@@ -15,29 +15,19 @@ func (s *Server) handleConfigure(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res := s.engine.Configure(req)
-	options := make(map[string]json.RawMessage, len(res.Options))
+	options := make(map[string]wire.Value, len(res.Options))
 	for k, v := range res.Options {
 		options[k] = v
 	}
-	writeJSON(w, http.StatusOK, configureResponse{
+	writeJSON(w, http.StatusOK, wire.ConfigureAnswer{
 		Configured:  true,
 		QueueID:     res.QueueID,
 		PartitionID: res.PartitionID,
 		Queue:       res.Queue,
 		Namespace:   res.Namespace,
 		Task:        res.Task,
-		Options:     options,
+		Options:     wire.QueueOptions{Other: options}, // every option as the engine echoes it
 	})
-}
-
-type configureResponse struct {
-	Configured  bool                       `json:"configured"`
-	QueueID     string                     `json:"queueId"`
-	PartitionID string                     `json:"partitionId"`
-	Queue       string                     `json:"queue"`
-	Namespace   string                     `json:"namespace"`
-	Task        string                     `json:"task"`
-	Options     map[string]json.RawMessage `json:"options"`
 }
 
 func decodeConfigure(w http.ResponseWriter, r *http.Request) (broker.ConfigureRequest, error) {

@@ -3,6 +3,8 @@ package queentest
 import (
 	"net/http"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handleSeek answers POST /api/v1/consumer-groups/{group}/queues/{queue}/seek (R110–R115).
@@ -22,12 +24,11 @@ func (s *Server) handleSeek(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	var target *string
+	var target *wire.Time
 	if !toEnd {
-		t := formatTime(ts)
-		target = &t
+		target = &wire.Time{Time: ts}
 	}
-	writeJSON(w, http.StatusOK, seekResponse{
+	writeJSON(w, http.StatusOK, wire.SeekAnswer{
 		Success:           true,
 		ConsumerGroup:     group,
 		QueueName:         queue,
@@ -35,15 +36,6 @@ func (s *Server) handleSeek(w http.ResponseWriter, r *http.Request) {
 		TargetTimestamp:   target,
 		PartitionsUpdated: res.PartitionsUpdated,
 	})
-}
-
-type seekResponse struct {
-	Success           bool    `json:"success"`
-	ConsumerGroup     string  `json:"consumerGroup"`
-	QueueName         string  `json:"queueName"`
-	SeekToEnd         bool    `json:"seekToEnd"`
-	TargetTimestamp   *string `json:"targetTimestamp"`
-	PartitionsUpdated int     `json:"partitionsUpdated"`
 }
 
 // decodeSeek reads exactly one of a string timestamp or "toEnd":true (R112, R113).
@@ -104,14 +96,6 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, queue strin
 		writeFailure(w, err)
 		return
 	}
-	out := map[string]any{
-		"success":           true,
-		"consumerGroup":     group,
-		"deletedPartitions": n,
-		"metadataDeleted":   deleteMetadata,
-	}
-	if queue != "" {
-		out["queueName"] = queue
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, wire.DeleteGroupAnswer{Success: true, ConsumerGroup: group, QueueName: queue,
+		DeletedPartitions: n, MetadataDeleted: deleteMetadata})
 }

@@ -2,10 +2,9 @@ package queentest
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 const defaultDLQLimit = 100
@@ -23,22 +22,12 @@ func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	list, total := s.engine.DeadLetters(dq)
-	writeWith(w, http.StatusOK, func(b []byte) []byte {
-		b = append(b, `{"messages":[`...)
-		for i := range list {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendDeadLetter(b, &list[i])
-		}
-		b = append(b, `],"pagination":{"limit":`...)
-		b = strconv.AppendInt(b, limit, 10)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, offset, 10)
-		b = append(b, `},"total":`...)
-		b = strconv.AppendInt(b, int64(total), 10)
-		return append(b, '}')
-	})
+	answer := wire.DLQAnswer{Messages: make([]wire.DeadLetter, len(list)),
+		Pagination: &wire.Pagination{Limit: limit, Offset: offset}, Total: &total}
+	for i := range list {
+		answer.Messages[i] = deadLetterAnswer(&list[i])
+	}
+	writeJSON(w, http.StatusOK, answer)
 }
 
 // parseDLQQuery also returns limit and offset as sent, for the pagination echo; the engine
@@ -74,33 +63,16 @@ func parseDLQQuery(q query) (dq broker.DLQQuery, limit, offset int64, err error)
 	return dq, limit, offset, nil
 }
 
-// appendDeadLetter writes §2.3's dead letter.
-func appendDeadLetter(b []byte, d *broker.DeadLetter) []byte {
-	b = append(b, `{"id":`...)
-	b = jsonwrite.AppendString(b, d.ID)
-	b = append(b, `,"messageId":`...)
-	b = jsonwrite.AppendString(b, d.MessageID)
-	b = append(b, `,"transactionId":`...)
-	b = jsonwrite.AppendString(b, d.TransactionID)
-	b = append(b, `,"partitionId":`...)
-	b = jsonwrite.AppendString(b, d.PartitionID)
-	b = append(b, `,"queue":`...)
-	b = jsonwrite.AppendString(b, d.Queue)
-	b = append(b, `,"partition":`...)
-	b = jsonwrite.AppendString(b, d.Partition)
-	b = append(b, `,"consumerGroup":`...)
-	b = jsonwrite.AppendString(b, d.ConsumerGroup)
-	b = append(b, `,"errorMessage":`...)
-	b = jsonwrite.AppendString(b, d.ErrorMessage)
-	b = append(b, `,"retryCount":`...)
-	b = strconv.AppendInt(b, int64(d.RetryCount), 10)
-	b = append(b, `,"data":`...)
-	b = appendRaw(b, d.Data, "{}")
-	b = append(b, `,"producerSub":null,"createdAt":`...)
-	b = appendTime(b, d.CreatedAt)
-	b = append(b, `,"failedAt":`...)
-	b = appendTime(b, d.FailedAt)
-	return append(b, '}')
+// deadLetterAnswer is §2.3's dead letter.
+func deadLetterAnswer(d *broker.DeadLetter) wire.DeadLetter {
+	data := wire.Value(d.Data)
+	if len(data) == 0 {
+		data = wire.Value("{}")
+	}
+	return wire.DeadLetter{ID: d.ID, MessageID: d.MessageID, TransactionID: d.TransactionID,
+		PartitionID: d.PartitionID, Queue: d.Queue, Partition: d.Partition, ConsumerGroup: d.ConsumerGroup,
+		ErrorMessage: d.ErrorMessage, RetryCount: d.RetryCount, Data: data,
+		CreatedAt: wire.At(d.CreatedAt), FailedAt: wire.At(d.FailedAt)}
 }
 
 // handleDLQReplay answers POST /api/v1/dlq/{id}/replay (R99, R100).
@@ -117,17 +89,8 @@ func (s *Server) handleDLQReplay(w http.ResponseWriter, r *http.Request) {
 	if res.TransactionID == "" {
 		res.TransactionID = "dlq:" + id
 	}
-	writeWith(w, http.StatusOK, func(b []byte) []byte {
-		b = append(b, `{"replayed":true,"id":`...)
-		b = jsonwrite.AppendString(b, res.ID)
-		b = append(b, `,"transactionId":`...)
-		b = jsonwrite.AppendString(b, res.TransactionID)
-		b = append(b, `,"partitionId":`...)
-		b = jsonwrite.AppendString(b, res.PartitionID)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, res.Offset, 10)
-		return append(b, '}')
-	})
+	writeJSON(w, http.StatusOK, wire.ReplayAnswer{Replayed: true, ID: res.ID, TransactionID: res.TransactionID,
+		PartitionID: res.PartitionID, Offset: &res.Offset})
 }
 
 // handleDLQDelete answers DELETE /api/v1/dlq/{id} (R101).
@@ -137,9 +100,5 @@ func (s *Server) handleDLQDelete(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	writeWith(w, http.StatusOK, func(b []byte) []byte {
-		b = append(b, `{"deleted":true,"id":`...)
-		b = jsonwrite.AppendString(b, id)
-		return append(b, '}')
-	})
+	writeJSON(w, http.StatusOK, wire.DeleteDeadLetterAnswer{Deleted: true, ID: id})
 }

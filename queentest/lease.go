@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // defaultExtendSeconds is the extension of a body without seconds (R65).
@@ -35,22 +35,11 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	if res.LeaseID == "" {
 		res.LeaseID = leaseID
 	}
-	writeWith(w, http.StatusOK, func(b []byte) []byte { return appendExtendResult(b, &res) })
+	writeJSON(w, http.StatusOK, extendAnswer(&res))
 }
 
-// appendExtendResult writes §2.3's one-element extend array.
-func appendExtendResult(b []byte, res *broker.ExtendResult) []byte {
-	b = append(b, `[{"index":0,"leaseId":`...)
-	b = jsonwrite.AppendString(b, res.LeaseID)
-	b = append(b, `,"success":`...)
-	b = appendBool(b, res.Success)
-	b = append(b, `,"error":`...)
-	b = appendNullableString(b, res.Error)
-	b = append(b, `,"expiresAt":`...)
-	if res.ExpiresAt.IsZero() {
-		b = append(b, "null"...)
-	} else {
-		b = appendTime(b, res.ExpiresAt)
-	}
-	return append(b, "}]"...)
+// extendAnswer is §2.3's one-element extend array; a refusal has a null expiresAt.
+func extendAnswer(res *broker.ExtendResult) []wire.ExtendResult {
+	return []wire.ExtendResult{{LeaseID: res.LeaseID, Success: res.Success, Error: nullable(res.Error),
+		ExpiresAt: wire.AtOrNil(res.ExpiresAt)}}
 }

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handlePopQueue answers GET /api/v1/pop/queue/{queue} (R20).
@@ -46,9 +45,9 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	}
 	switch {
 	case len(res.Messages) > 0:
-		writeWith(w, http.StatusOK, func(b []byte) []byte { return appendPopResult(b, &res) })
+		writeJSON(w, http.StatusOK, popAnswer(&res))
 	case res.ConflatingEmpty:
-		writeBody(w, http.StatusOK, []byte(`{"messages":[]}`))
+		writeJSON(w, http.StatusOK, wire.PopAnswer{Messages: []wire.Message{}})
 	default:
 		writeNoContent(w)
 	}
@@ -134,57 +133,29 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 // leaseSeconds is still a positive integer (R35), so it is clamped rather than refused.
 const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
 
-// appendPopResult writes §2.3's pop result.
-func appendPopResult(b []byte, res *broker.PopResult) []byte {
+// popAnswer is §2.3's pop result. The group is named in full, __QUEUE_MODE__ included.
+func popAnswer(res *broker.PopResult) wire.PopAnswer {
 	group := res.ConsumerGroup
 	if group == "" {
 		group = broker.QueueMode
 	}
-	b = append(b, `{"success":true,"queue":`...)
-	b = jsonwrite.AppendString(b, res.Queue)
-	b = append(b, `,"partition":`...)
-	b = jsonwrite.AppendString(b, res.Partition)
-	b = append(b, `,"partitionId":`...)
-	b = jsonwrite.AppendString(b, res.PartitionID)
-	b = append(b, `,"leaseId":`...)
-	b = jsonwrite.AppendString(b, res.LeaseID)
-	b = append(b, `,"consumerGroup":`...)
-	b = jsonwrite.AppendString(b, group)
-	b = append(b, `,"partitionsClaimed":`...)
-	b = strconv.AppendInt(b, int64(res.PartitionsClaimed), 10)
-	b = append(b, `,"messages":[`...)
+	msgs := make([]wire.Message, len(res.Messages))
 	for i := range res.Messages {
 		m := &res.Messages[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"id":`...)
-		b = jsonwrite.AppendString(b, m.ID)
-		b = append(b, `,"transactionId":`...)
-		b = jsonwrite.AppendString(b, m.TransactionID)
-		b = append(b, `,"traceId":`...)
-		b = appendNullableString(b, m.TraceID)
-		b = append(b, `,"data":`...)
-		b = appendRaw(b, m.Data, "{}")
-		b = append(b, `,"producerSub":null,"createdAt":`...)
-		b = appendTime(b, m.CreatedAt)
-		b = append(b, `,"partitionId":`...)
-		b = jsonwrite.AppendString(b, m.PartitionID)
-		b = append(b, `,"partition":`...)
-		b = jsonwrite.AppendString(b, m.Partition)
-		b = append(b, `,"leaseId":`...)
-		b = jsonwrite.AppendString(b, m.LeaseID)
-		b = append(b, `,"consumerGroup":`...)
 		mg := m.ConsumerGroup
 		if mg == "" {
 			mg = group
 		}
-		b = jsonwrite.AppendString(b, mg)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, m.Offset, 10)
-		b = append(b, `,"deliveryAttempt":`...)
-		b = strconv.AppendInt(b, int64(m.DeliveryAttempt), 10)
-		b = append(b, '}')
+		data := wire.Value(m.Data)
+		if len(data) == 0 {
+			data = wire.Value("{}")
+		}
+		msgs[i] = wire.Message{ID: m.ID, TransactionID: m.TransactionID, TraceID: nullable(m.TraceID),
+			Data: data, CreatedAt: m.CreatedAt.UTC().Format(wire.TimeLayout), PartitionID: m.PartitionID,
+			Partition: m.Partition, LeaseID: m.LeaseID, ConsumerGroup: mg,
+			Offset: &m.Offset, DeliveryAttempt: &m.DeliveryAttempt}
 	}
-	return append(b, "]}"...)
+	return wire.PopAnswer{Success: new(true), Queue: res.Queue, Partition: res.Partition,
+		PartitionID: &res.PartitionID, LeaseID: &res.LeaseID, ConsumerGroup: group,
+		PartitionsClaimed: res.PartitionsClaimed, Messages: msgs}
 }

@@ -2,13 +2,11 @@ package queentest
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonsplit"
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handlePush answers POST /api/v1/push: 201 with one result per item (R10), or 400 with
@@ -28,15 +26,15 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 	if len(items) > 0 {
 		results = s.engine.Push(items)
 	}
-	writeWith(w, http.StatusCreated, func(b []byte) []byte { return appendPushResults(b, results) })
+	writeJSON(w, http.StatusCreated, pushAnswer(results))
 }
 
 // decodePushItems validates an items array all or nothing (R11, R12); path names it in errors.
-func decodePushItems(raw json.RawMessage, path string) ([]broker.PushItem, error) {
+func decodePushItems(raw wire.Value, path string) ([]broker.PushItem, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("items array is required")
 	}
-	elems := jsonsplit.SplitArray(raw)
+	elems := splitArray(raw)
 	if err := checkPushItemCount(len(elems)); err != nil {
 		return nil, err
 	}
@@ -114,31 +112,14 @@ func isCanonicalUUID(s string) bool {
 	return true
 }
 
-// appendPushResults writes §2.3's push results: all eight keys, for queued and duplicate.
-func appendPushResults(b []byte, results []broker.PushResult) []byte {
-	b = append(b, '[')
+// pushAnswer is §2.3's push results: all eight keys, for queued and duplicate.
+func pushAnswer(results []broker.PushResult) []wire.PushResult {
+	out := make([]wire.PushResult, len(results))
 	for i := range results {
 		p := &results[i]
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"index":`...)
-		b = strconv.AppendInt(b, int64(p.Index), 10)
-		b = append(b, `,"transaction_id":`...)
-		b = jsonwrite.AppendString(b, p.TransactionID)
-		b = append(b, `,"status":`...)
-		b = jsonwrite.AppendString(b, p.Status)
-		b = append(b, `,"message_id":`...)
-		b = jsonwrite.AppendString(b, p.MessageID)
-		b = append(b, `,"partition_id":`...)
-		b = jsonwrite.AppendString(b, p.PartitionID)
-		b = append(b, `,"trace_id":`...)
-		b = appendNullableString(b, p.TraceID)
-		b = append(b, `,"queueName":`...)
-		b = jsonwrite.AppendString(b, p.QueueName)
-		b = append(b, `,"offset":`...)
-		b = strconv.AppendInt(b, p.Offset, 10)
-		b = append(b, '}')
+		out[i] = wire.PushResult{Index: p.Index, TransactionID: p.TransactionID, Status: p.Status,
+			MessageID: p.MessageID, PartitionID: &p.PartitionID, TraceID: nullable(p.TraceID),
+			QueueName: p.QueueName, Offset: &p.Offset}
 	}
-	return append(b, ']')
+	return out
 }

@@ -3,7 +3,7 @@ package queentest
 import (
 	"net/http"
 
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handleDeleteQueue answers DELETE /api/v1/resources/queues/{queue} (R141).
@@ -17,9 +17,5 @@ func (s *Server) handleDeleteQueue(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	writeWith(w, http.StatusOK, func(b []byte) []byte {
-		b = append(b, `{"deleted":true,"queue":`...)
-		b = jsonwrite.AppendString(b, queue)
-		return append(b, '}')
-	})
+	writeJSON(w, http.StatusOK, wire.DeleteQueueAnswer{Deleted: true, Queue: queue})
 }

@@ -1,21 +1,13 @@
 package queentest
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
-	"sync"
-	"time"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonwrite"
+	"github.com/queenmq/queen-go/internal/wire"
 )
-
-// Hot responses (pop, push, ack) are written with append-style encoders into pooled buffers:
-// encoding/json's reflection would otherwise dominate the broker's cost per message.
-
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // writeBody sends b as a JSON body with the given status.
 func writeBody(w http.ResponseWriter, status int, b []byte) {
@@ -26,20 +18,9 @@ func writeBody(w http.ResponseWriter, status int, b []byte) {
 	_, _ = w.Write(b) // a write error means the client left; nothing to do
 }
 
-// writeWith builds a body with build into a pooled buffer and sends it.
-func writeWith(w http.ResponseWriter, status int, build func([]byte) []byte) {
-	bp := bufPool.Get().(*[]byte)
-	b := build((*bp)[:0])
-	writeBody(w, status, b)
-	if cap(b) <= 1<<20 { // keep huge buffers out of the pool
-		*bp = b
-		bufPool.Put(bp)
-	}
-}
-
-// writeJSON encodes v with encoding/json; used for the cold routes.
+// writeJSON sends v, a body of internal/wire, with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := wire.Marshal(v)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "encoding response: "+err.Error())
 		return
@@ -52,11 +33,8 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	writeWith(w, status, func(b []byte) []byte {
-		b = append(b, `{"error":`...)
-		b = jsonwrite.AppendString(b, msg)
-		return append(b, '}')
-	})
+	b, _ := wire.Marshal(wire.ErrorAnswer{Error: msg}) // a struct of one string always encodes
+	writeBody(w, status, b)
 }
 
 // writeNoContent answers 204 with no body (R41).
@@ -84,44 +62,10 @@ func writeFailure(w http.ResponseWriter, err error) {
 	}
 }
 
-// timeLayout is §2.1's written timestamp: RFC 3339 UTC, Z, exactly six fractional digits.
-const timeLayout = "2006-01-02T15:04:05.000000Z"
-
-func appendTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = t.UTC().AppendFormat(b, timeLayout)
-	return append(b, '"')
-}
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func appendBool(b []byte, v bool) []byte {
-	if v {
-		return append(b, "true"...)
-	}
-	return append(b, "false"...)
-}
-
 // nullable is s, or nil (null) for "".
 func nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
-}
-
-// appendNullableString writes s, or null when s is "".
-func appendNullableString(b []byte, s string) []byte {
-	if s == "" {
-		return append(b, "null"...)
-	}
-	return jsonwrite.AppendString(b, s)
-}
-
-// appendRaw writes a stored JSON value, or fallback when there is none.
-func appendRaw(b []byte, raw json.RawMessage, fallback string) []byte {
-	if len(raw) == 0 {
-		return append(b, fallback...)
-	}
-	return append(b, raw...)
 }

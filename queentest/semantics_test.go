@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // R1, R2, R9, R14, R15, R16, R17: push creates the queue and partition; offsets 0, 1, 2…
@@ -211,7 +213,7 @@ func TestLease_ExtendKeepsTheLease_R61(t *testing.T) {
 	srv.Advance(8 * time.Second)
 	var ext []extendResult
 	c.post("/api/v1/lease/"+res.LeaseID+"/extend", `{"seconds":10}`).want(t, http.StatusOK, &ext)
-	want := srv.Now().Add(10 * time.Second).UTC().Format(timeLayout)
+	want := srv.Now().Add(10 * time.Second).UTC().Format(wire.TimeLayout)
 	if !ext[0].Success || deref(ext[0].ExpiresAt) != want {
 		t.Fatalf("extend %+v, want expiresAt %s", ext[0], want)
 	}

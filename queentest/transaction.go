@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
-	"github.com/queenmq/queen-go/internal/jsonsplit"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handleTransaction answers POST /api/v1/transaction (R126–R130).
@@ -20,7 +20,7 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, transactionResponse(res))
+	writeJSON(w, http.StatusOK, transactionAnswer(res))
 }
 
 // transact reads the operations and runs them. A malformed request is an error (400, R129).
@@ -32,7 +32,7 @@ func (s *Server) transact(o object) (broker.TxResult, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return broker.TxResult{}, badRequest("operations array required")
 	}
-	elems := jsonsplit.SplitArray(raw)
+	elems := splitArray(raw)
 	if len(elems) == 0 {
 		return broker.TxResult{}, badRequest("operations array cannot be empty")
 	}
@@ -68,36 +68,24 @@ func (s *Server) transact(o object) (broker.TxResult, error) {
 	return s.engine.Transaction(ops), nil
 }
 
-type txResponse struct {
-	TransactionID string    `json:"transactionId"`
-	Success       bool      `json:"success"`
-	Error         *string   `json:"error,omitempty"`
-	Results       []txEntry `json:"results"`
-}
-
-// txEntry is one of §2.3's transaction results; ack and push entries have different keys.
-type txEntry map[string]any
-
-func transactionResponse(res broker.TxResult) txResponse {
-	out := txResponse{TransactionID: res.TransactionID, Success: res.Success, Results: []txEntry{}}
+// transactionAnswer is §2.3's transaction result; a rollback has its error and no results.
+func transactionAnswer(res broker.TxResult) wire.TransactionAnswer {
+	out := wire.TransactionAnswer{TransactionID: res.TransactionID, Success: res.Success,
+		Results: make([]wire.TransactionEntry, 0, len(res.Results))}
 	if !res.Success {
 		out.Error = &res.Error
-		return out // a rollback's results are empty
+		return out
 	}
-	for _, e := range res.Results {
+	for i := range res.Results {
+		e := &res.Results[i]
+		entry := wire.TransactionEntry{Index: e.Index, Type: e.Type, Success: e.Success,
+			TransactionID: e.TransactionID, PartitionID: e.PartitionID}
 		if e.Type == "ack" {
-			out.Results = append(out.Results, txEntry{
-				"index": e.Index, "type": "ack", "success": e.Success,
-				"transactionId": e.TransactionID, "partitionId": e.PartitionID,
-				"error": nullable(e.Error), "dlq": e.DLQ, "leaseReleased": e.LeaseReleased,
-			})
-			continue
+			entry.AckEntry = &wire.AckEntry{Error: nullable(e.Error), DLQ: e.DLQ, LeaseReleased: e.LeaseReleased}
+		} else {
+			entry.PushEntry = &wire.PushEntry{Status: e.Status, MessageID: e.MessageID, QueueName: e.QueueName, Offset: &e.Offset}
 		}
-		out.Results = append(out.Results, txEntry{
-			"index": e.Index, "type": "push", "success": e.Success, "status": e.Status,
-			"transactionId": e.TransactionID, "messageId": e.MessageID,
-			"partitionId": e.PartitionID, "queueName": e.QueueName, "offset": e.Offset,
-		})
+		out.Results = append(out.Results, entry)
 	}
 	return out
 }

@@ -16,8 +16,12 @@ import (
 // repeated name counts its last value and invalid UTF-8 in a string becomes U+FFFD.
 var Lenient = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
+// written are the options every body is written with: Lenient, a map's members sorted by name,
+// and the escapes of a raw value (a payload) kept as they came.
+var written = json.JoinOptions(Lenient, json.Deterministic(true), jsontext.PreserveRawStrings(true))
+
 // Marshal encodes v as compact JSON.
-func Marshal(v any) ([]byte, error) { return json.Marshal(v, Lenient) }
+func Marshal(v any) ([]byte, error) { return json.Marshal(v, written) }
 
 // Unmarshal decodes data into v. Unknown members are ignored, so a broker may add fields;
 // names match exactly.
