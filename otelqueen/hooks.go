@@ -1,0 +1,122 @@
+package otelqueen
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/messagingconv"
+
+	queen "github.com/queenmq/queen-go"
+)
+
+// Instruments of queen's own.
+const (
+	retriesName   = "messaging.queen.client.retries"
+	leaseLostName = "messaging.queen.lease.lost"
+)
+
+// operation is what a route does, in the conventions' terms.
+type operation struct {
+	name string
+	kind attribute.KeyValue // messaging.operation.type; invalid when none fits
+}
+
+// operations maps the routes that are messaging operations; the others are not recorded.
+var operations = map[string]operation{
+	"/api/v1/pop":               {"pop", semconv.MessagingOperationTypeReceive},
+	"/api/v1/pop/queue/{queue}": {"pop", semconv.MessagingOperationTypeReceive},
+	"/api/v1/pop/queue/{queue}/partition/{partition}": {"pop", semconv.MessagingOperationTypeReceive},
+	"/api/v1/ack":                    {"ack", semconv.MessagingOperationTypeSettle},
+	"/api/v1/ack/batch":              {"ack", semconv.MessagingOperationTypeSettle},
+	"/api/v1/push":                   {"push", semconv.MessagingOperationTypeSend},
+	"/api/v1/lease/{leaseId}/extend": {name: "renew"},
+	"/api/v1/transaction":            {name: "transaction"},
+}
+
+// Hooks returns queen.Hooks that record the client's operations: durations per HTTP
+// attempt, messages sent, transport retries and lost leases (see the package documentation).
+func Hooks(opts ...Option) queen.Hooks {
+	meter := newConfig(opts).meter()
+	duration, err := messagingconv.NewClientOperationDuration(meter, metric.WithExplicitBucketBoundaries(durationBuckets...))
+	handleErr(err)
+	sent, err := messagingconv.NewClientSentMessages(meter)
+	handleErr(err)
+	retries, err := meter.Int64Counter(retriesName, metric.WithUnit("{retry}"),
+		metric.WithDescription("Attempts of a request after its first, by operation."))
+	handleErr(err)
+	leaseLost, err := meter.Int64Counter(leaseLostName, metric.WithUnit("{lease}"),
+		metric.WithDescription("Leases of a consume loop the broker refused to renew."))
+	handleErr(err)
+
+	ctx := context.Background()
+	return queen.Hooks{
+		Request: func(e queen.RequestEvent) {
+			op, ok := operations[e.Route]
+			if !ok {
+				return
+			}
+			attrs := []attribute.KeyValue{
+				semconv.MessagingSystemKey.String("queen"),
+				semconv.MessagingOperationName(op.name),
+			}
+			if op.kind.Valid() {
+				attrs = append(attrs, op.kind)
+			}
+			if t := requestErrorType(e); t != "" {
+				attrs = append(attrs, semconv.ErrorTypeKey.String(t))
+			}
+			attrs = append(attrs, serverAttrs(e.Server)...)
+			set := attribute.NewSet(attrs...)
+			duration.RecordSet(ctx, e.Duration.Seconds(), set)
+			if e.Attempt > 1 {
+				retries.Add(ctx, 1, metric.WithAttributeSet(set))
+			}
+			if e.Items > 0 && e.Err == nil && e.Status >= 200 && e.Status < 300 &&
+				(op.name == "push" || op.name == "transaction") {
+				sent.AddSet(ctx, int64(e.Items), attribute.NewSet(attrs[:2]...))
+			}
+		},
+		LeaseLost: func(e queen.LeaseLostEvent) {
+			leaseLost.Add(ctx, 1, metric.WithAttributes(semconv.MessagingSystemKey.String("queen"),
+				semconv.MessagingDestinationName(e.Queue)))
+		},
+	}
+}
+
+// requestErrorType classifies an attempt that failed: its HTTP status for an error answer,
+// else why no answer came; "" for a success.
+func requestErrorType(e queen.RequestEvent) string {
+	switch {
+	case e.Err != nil && errors.Is(e.Err, context.DeadlineExceeded):
+		return "timeout"
+	case e.Err != nil && errors.Is(e.Err, context.Canceled):
+		return "canceled"
+	case e.Err != nil:
+		return "transport"
+	case e.Status >= 400:
+		return strconv.Itoa(e.Status)
+	}
+	return ""
+}
+
+// serverAttrs are server.address and server.port of a broker's base URL.
+func serverAttrs(base string) []attribute.KeyValue {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	host, port := u.Hostname(), u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	attrs := []attribute.KeyValue{semconv.ServerAddress(host)}
+	if p, err := strconv.Atoi(port); err == nil {
+		attrs = append(attrs, semconv.ServerPort(p))
+	}
+	return attrs
+}
