@@ -68,7 +68,8 @@ type HandledEvent struct {
 	Err error
 	// Duration is how long the handler call took (for a BatchHandler, the whole batch's).
 	Duration time.Duration
-	// Panicked reports that the handler panicked.
+	// Panicked reports that Err is a panic (the handler's, or a middleware's) recovered by
+	// the loop; the message is then acked failed, unless a middleware chose otherwise.
 	Panicked bool
 }
 

@@ -13,7 +13,7 @@ import (
 // a no-op middleware, side by side in one run (goals: none ≥ 1.0 × raw; no-op hooks within
 // 5 % of none). On a shared machine compare cpu-ns/msg, and run the variants interleaved:
 //
-//	for i in 1 2 3 4 5 6; do go test -run '^$' -bench BenchmarkConsumeHooks -benchtime 20000x .; done
+//	for i in 1 2 3 4 5 6 7 8; do go test -run '^$' -bench BenchmarkConsumeHooks -benchtime 20000x .; done
 func BenchmarkConsumeHooks(b *testing.B) {
 	noop := Hooks{
 		Request:   func(RequestEvent) {},
