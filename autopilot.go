@@ -23,6 +23,9 @@ import (
 const (
 	// autopilotMaxBatch is the largest batch a broker's autopilot chooses.
 	autopilotMaxBatch = 1000
+	// clientStartBatch is the batch the client asks for, before it has measured its handler,
+	// from a broker that does not size pops itself: autopilot's starting size.
+	clientStartBatch = 100
 	// defaultLeaseTime is the lease the client assumes when Consume sets no LeaseTime: the
 	// lease of a push-created queue (R3) and of a discovery pop (R22).
 	defaultLeaseTime = 60 * time.Second
@@ -68,4 +71,26 @@ func (p *handlingPace) batchCap(lease time.Duration) int {
 	}
 	n := int64(lease/2) / int64(per)
 	return int(min(max(n, 1), maxBatch))
+}
+
+// popSizing tells whether the broker sizes autopilot pops itself. A 0.15 broker ignores
+// autopilot and leases one message per pop; the loop then sizes the batch itself (nextBatch),
+// so that defaults never mean one pop and one ack per message. The broker is told by its
+// answers, never by a version: messages without an offset, or an empty answer with a body
+// where a 2.0 broker answers 204. Only the fetch loop uses it.
+type popSizing struct {
+	byClient bool
+}
+
+func (s *popSizing) clientSizes() bool { return s.byClient }
+
+// observe learns from one pop answer. A conflating group's empty answer has a body on 2.0
+// too, so it tells nothing.
+func (s *popSizing) observe(msgs []*Message, a popAnswer, conflation bool) {
+	switch {
+	case len(msgs) > 0:
+		s.byClient = msgs[0].Offset < 0
+	case a.bodied && !conflation:
+		s.byClient = true
+	}
 }

@@ -72,6 +72,7 @@ type Client struct {
 	shut     atomic.Bool   // Close has returned: every call answers ErrClosed
 	loops    sync.WaitGroup
 	renewer  leaseRenewer
+	starts   groupStarts // "new" groups whose start the broker may not have stored yet
 
 	hooks      hookSet      // WithHooks
 	middleware []Middleware // WithMiddleware: around every loop's handler calls

@@ -153,8 +153,10 @@ type consumer struct {
 	reserved atomic.Int64 // messages handed to the handler (Limit)
 	held     atomic.Int64 // leased messages not yet handed out or released (Limit)
 
-	idle   idleWatch
-	outage *outage // only the fetch loop uses it
+	idle     idleWatch
+	outage   *outage     // only the fetch loop uses these three
+	sizing   popSizing   // whether the client sizes the pops
+	newStart *groupStart // a "new" group's start, until the broker has stored it
 }
 
 func (b QueueBuilder) consume(ctx context.Context, h handling) error {
@@ -222,6 +224,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.ackCtx = context.WithoutCancel(ctx)
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
 	l.outage = newOutage()
+	l.newStart = b.client.starts.forLoop(b)
 	return l
 }
 

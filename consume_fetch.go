@@ -37,7 +37,7 @@ func (l *consumer) fetch() error {
 		}
 		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
 		started := time.Now()
-		msgs, err := l.c.doPop(l.popCtx, l.b, l.path, l.popQuery(batch, free))
+		msgs, answer, err := l.c.doPopAnswer(l.popCtx, l.b, l.path, l.popQuery(batch, free))
 		l.held.Add(int64(len(msgs) - most))
 		if len(msgs) < most {
 			l.signalBudget()
@@ -62,6 +62,8 @@ func (l *consumer) fetch() error {
 		if ended, lasted, failures := l.outage.recovered(); ended {
 			l.log.outageEnded(lasted, failures)
 		}
+		l.sizing.observe(msgs, answer, l.b.conflation)
+		l.newStart.observe(msgs, answer)
 		if len(msgs) == 0 {
 			l.giveBack(free)
 			l.idle.quiet()
@@ -91,6 +93,7 @@ func (l *consumer) slotsPerPop() int {
 // popQuery is the pop's parameters with a batch size (0: unsent), for free idle slots.
 func (l *consumer) popQuery(batch, free int) url.Values {
 	q := maps.Clone(l.query)
+	l.newStart.apply(q)
 	switch {
 	case l.b.partition != "":
 	case l.b.partsSet:
@@ -115,8 +118,15 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 	if l.autopilot {
 		ceiling = autopilotMaxBatch
 	}
-	if l.b.batchSet {
+	clientSized := l.autopilot && !l.b.batchSet && l.sizing.clientSizes()
+	switch {
+	case l.b.batchSet:
 		size, ceiling = l.b.batch, l.b.batch
+	case clientSized:
+		size, ceiling = clientStartBatch, clientStartBatch
+		if c := l.pace.batchCap(l.leaseTime); c > 0 {
+			size, ceiling = min(c, autopilotMaxBatch), min(c, autopilotMaxBatch)
+		}
 	}
 	if c := l.pace.batchCap(l.leaseTime); c > 0 && c < ceiling {
 		size, ceiling = c, c
@@ -124,8 +134,12 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 	if l.limit > 0 {
 		// Limit is not a batch size: the pop still leaves the batch to the broker (R137), and
 		// what it brings beyond Limit is released with retry.
-		if l.limit-l.reserved.Load()-l.held.Load() <= 0 {
+		left := l.limit - l.reserved.Load() - l.held.Load()
+		if left <= 0 {
 			return 0, 0, false
+		}
+		if clientSized && int64(size) > left {
+			size, ceiling = int(left), int(left) // the client sizes it: no more than Limit needs
 		}
 	}
 	return size, ceiling, true

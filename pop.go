@@ -121,6 +121,21 @@ func (b QueueBuilder) pollTimeout() time.Duration {
 // doPop sends one pop and decodes its answer. A long poll's deadline is its timeout plus a
 // margin, never the http.Client's Timeout. Nothing to deliver is an empty slice and nil error.
 func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, error) {
+	msgs, _, err := c.doPopAnswer(ctx, b, path, q)
+	return msgs, err
+}
+
+// popAnswer is what a consume loop reads from a pop's answer besides its messages.
+type popAnswer struct {
+	date    time.Time // the answer's Date header; zero when absent or unreadable
+	bodied  bool      // an empty answer came with a body (a 0.15 broker's), not as a 204
+	elapsed time.Duration
+}
+
+// doPopAnswer is doPop, also returning what the answer says about the broker.
+func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, popAnswer, error) {
+	var info popAnswer
+	sent := time.Now()
 	req := request{method: http.MethodGet, path: path, rawQuery: q.Encode(),
 		affinity: affinityKey(b.queue, b.partition, b.group), route: b.popRoute()}
 	if q.Get("wait") == "true" {
@@ -135,26 +150,29 @@ func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.V
 	buf := getBuffer()
 	defer putBuffer(buf)
 	status, err := c.send(ctx, &req, buf)
+	info.elapsed = time.Since(sent)
 	if err != nil {
 		var apiErr *APIError
 		if path == "/api/v1/pop" && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.NotJSON {
 			// A 0.15 broker has no discovery pop (O10).
-			return nil, fmt.Errorf("queen: discovery pop (namespace/task) not supported by this broker: %w: %w",
+			return nil, info, fmt.Errorf("queen: discovery pop (namespace/task) not supported by this broker: %w: %w",
 				errors.ErrUnsupported, err)
 		}
-		return nil, err
+		return nil, info, err
 	}
+	info.date, _ = http.ParseTime(req.date)
 	if status == http.StatusNoContent || len(bytesTrimSpace(buf.Bytes())) == 0 {
-		return []*Message{}, nil
+		return []*Message{}, info, nil
 	}
 	msgs, err := decodePop(buf.Bytes(), req.path, req.affinity)
 	if err != nil {
-		return nil, err
+		return nil, info, err
 	}
+	info.bodied = len(msgs) == 0
 	for _, m := range msgs {
 		m.client = c
 	}
-	return msgs, nil
+	return msgs, info, nil
 }
 
 // decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200

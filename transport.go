@@ -33,6 +33,7 @@ type request struct {
 	// failed after the request may have reached the broker.
 	once       bool
 	answerLost bool
+	date       string // the answer's Date header, once answered
 }
 
 // attempt is the per-call state the retry hooks share, carried in the request context.
@@ -239,6 +240,7 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	}
 	defer resp.Body.Close()
 	a.current.markUp()
+	r.date = resp.Header.Get("Date")
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
