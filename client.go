@@ -48,10 +48,9 @@ const (
 // lost (the connection dropped after the request was sent, or a timeout), the SDK resends them
 // once per retry, and if the resend is refused or fails (an ack finding its lease already
 // ended, a replay finding its dead letter gone) the error wraps ErrOutcomeUnknown, with the
-// resend's answer, rather than reporting a failure that may have been a success. A 500 or 503
-// answer means the broker did not apply the call, and it is retried as usual; a 502 or 504
-// (a proxy that lost the broker's answer) counts as a lost answer. Redirects are never
-// followed: a 3xx answer is an *APIError.
+// resend's answer, rather than reporting a failure that may have been a success. A 5xx answer
+// is retried as usual, and counts as a lost answer too: a proxy's 502 or 504 may follow a
+// request the broker applied. Redirects are never followed: a 3xx answer is an *APIError.
 type Client struct {
 	servers []*server
 	token   string

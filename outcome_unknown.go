@@ -45,12 +45,11 @@ func (p *sendProgress) mayHaveApplied(err error) bool {
 	return !errors.As(err, &dns) && !(errors.As(err, &op) && op.Op == "dial")
 }
 
-// gatewayLost reports the answers of a proxy that may have passed the request on and then
-// lost the broker's answer (a broken upstream connection, an upstream timeout). A broker's own
-// 5xx (R134) means it applied nothing.
-func gatewayLost(status int) bool {
-	return status == http.StatusBadGateway || status == http.StatusGatewayTimeout
-}
+// answeredMaybeApplied reports the answers that do not prove the call was not applied: any
+// 5xx. The reference broker applies nothing before a 5xx of its own (R134), but a proxy's 502
+// or 504 may follow a request it passed on, and another broker may fail after committing.
+// Such calls are still retried; only the way a refused resend is reported changes.
+func answeredMaybeApplied(status int) bool { return status >= http.StatusInternalServerError }
 
 // outcomeUnknownError is a call that is not safe to repeat whose first answer was lost: it
 // matches ErrOutcomeUnknown and, through err, what the resend got (nil when none was made).

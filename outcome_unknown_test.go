@@ -258,3 +258,33 @@ func TestAckNeverSentIsNotOutcomeUnknown(t *testing.T) {
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, queen.ErrOutcomeUnknown)
 }
+
+// The same through the broker's own fault injection: the transaction is applied and the
+// connection dropped before its answer.
+func TestTransactionLostAnswerViaFaultIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	c := stubClient(t, srv.URL())
+	m := leaseOne(t, c, "orders")
+	srv.Fail(queentest.Fault{Route: "transaction", After: true})
+
+	_, err := c.Transaction().Ack(m, queen.StatusCompleted).Push("invoices", queen.PushItem{Data: 1}).Commit(t.Context())
+	assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
+	assert.NotErrorIs(t, err, queen.ErrTransactionFailed)
+	got, err := c.Queue("invoices").Pop(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, got, 1, "applied once")
+}
+
+// A 5xx answered after the broker applied the transaction does not prove it was not applied.
+func TestTransaction5xxAfterApplyIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	c := stubClient(t, srv.URL())
+	m := leaseOne(t, c, "orders")
+	srv.Fail(queentest.Fault{Route: "transaction", After: true, Status: http.StatusServiceUnavailable})
+
+	_, err := c.Transaction().Ack(m, queen.StatusCompleted).Commit(t.Context())
+	assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
+	assert.NotErrorIs(t, err, queen.ErrTransactionFailed)
+}

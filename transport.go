@@ -74,7 +74,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if a != nil && len(a.c.hooks.request) > 0 {
 		a.ended(resp, err) // retryablehttp asks after every attempt, answered or not
 	}
-	if a != nil && a.req.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && gatewayLost(resp.StatusCode)) {
+	if a != nil && a.req.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && answeredMaybeApplied(resp.StatusCode)) {
 		a.req.answerLost = true
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
