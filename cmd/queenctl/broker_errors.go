@@ -34,8 +34,12 @@ func (c *command) notQueen(err error) error {
 	return err
 }
 
-// isTerminalReader reports whether r is a terminal a person types into.
+// isTerminalReader reports whether r is a terminal a person types into (or a reader that says
+// it stands for one).
 func isTerminalReader(r io.Reader) bool {
+	if t, ok := r.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

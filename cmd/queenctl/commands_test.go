@@ -19,9 +19,16 @@ func TestQueueConfigure(t *testing.T) {
 	r := queenctl(t, b.env, "queue", "configure", "orders", "--lease-time", "30s", "--retry-limit", "5", "--no-dlq", "--namespace", "shop", "--task", "bill")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	require.Len(t, lines, 2)
-	assert.Equal(t, []string{"QUEUE", "LEASE", "TIME", "RETRY", "LIMIT", "DEAD-LETTER", "QUEUE", "NAMESPACE", "TASK"}, strings.Fields(lines[0]))
-	assert.Equal(t, []string{"orders", "30s", "5", "off", "shop", "bill"}, strings.Fields(lines[1]))
+	require.Len(t, lines, 8, r.stdout)
+	assert.Equal(t, "queue orders: created", lines[0])
+	assert.Equal(t, "queue orders: changed lease time: 1m0s -> 30s", lines[1])
+	assert.Equal(t, "queue orders: changed dead-letter queue: on -> off", lines[3])
+	assert.Equal(t, []string{"QUEUE", "LEASE", "TIME", "RETRY", "LIMIT", "DEAD-LETTER", "QUEUE", "NAMESPACE", "TASK"}, strings.Fields(lines[6]))
+	assert.Equal(t, []string{"orders", "30s", "5", "off", "shop", "bill"}, strings.Fields(lines[7]))
+
+	r = queenctl(t, b.env, "queue", "configure", "orders", "--retry-limit", "0", "--dry-run")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Equal(t, "queue orders: would change retry limit: 5 -> 0\ndry run: nothing changed\n", r.stdout)
 
 	r = queenctl(t, b.env, "--json", "queue", "configure", "orders", "--retry-limit", "0")
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -31,13 +38,23 @@ func TestQueueConfigure(t *testing.T) {
 		RetryLimit       int
 		DeadLetterQueue  bool
 		Namespace        string
+		Changes          []change
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &cfg))
 	assert.Equal(t, "orders", cfg.Queue)
-	assert.Equal(t, 60, cfg.LeaseTimeSeconds, "configure replaces: the default comes back")
+	assert.Equal(t, 30, cfg.LeaseTimeSeconds, "read, merge, write: the lease time stays")
 	assert.Equal(t, 0, cfg.RetryLimit, "--retry-limit 0 is sent, not dropped")
-	assert.True(t, cfg.DeadLetterQueue)
-	assert.Empty(t, cfg.Namespace)
+	assert.False(t, cfg.DeadLetterQueue)
+	assert.Equal(t, "shop", cfg.Namespace)
+	assert.Equal(t, []change{{Field: "retry limit", From: "5", To: "0"}}, cfg.Changes)
+
+	r = queenctl(t, b.env, "queue", "configure", "orders", "--dlq")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "changed dead-letter queue: off -> on")
+	r = queenctl(t, b.env, "queue", "configure", "orders")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "nothing to change")
+	assert.Equal(t, exitUsage, queenctl(t, b.env, "queue", "configure", "orders", "--dlq", "--no-dlq").code)
 }
 
 func TestDLQList(t *testing.T) {

@@ -53,6 +53,7 @@ func (a *app) dlqReplay(args []string) error {
 	queue := c.fs.String("queue", "", "with --all: the queue whose dead letters to replay")
 	group := c.fs.String("group", "", "with --all: only dead letters filed by this consumer group")
 	all := c.fs.Bool("all", false, "replay every dead letter of --queue")
+	dryRun, _ := c.safetyFlags(false)
 	ids, err := c.parse(args)
 	if err != nil {
 		return err
@@ -82,6 +83,9 @@ func (a *app) dlqReplay(args []string) error {
 		}
 		ids = distinctIDs(letters)
 	}
+	if *dryRun {
+		return a.dryRunList(c, "replay", "dead letters", ids)
+	}
 	return a.forEach(c, "replay", ids, func(id string) (any, string, error) {
 		r, err := adm.ReplayDeadLetter(a.ctx, id)
 		if err != nil {
@@ -96,7 +100,8 @@ func (a *app) dlqReplay(args []string) error {
 }
 
 func (a *app) dlqDelete(args []string) error {
-	c := a.command("dlq delete", "ID...", "Delete dead letters without replaying them.")
+	c := a.command("dlq delete", "ID... [--dry-run] [--yes]", "Delete dead letters without replaying them.")
+	dryRun, yes := c.safetyFlags(true)
 	ids, err := c.parse(args)
 	if err != nil {
 		return err
@@ -105,6 +110,12 @@ func (a *app) dlqDelete(args []string) error {
 		return c.usagef("dlq delete: give at least one dead-letter id")
 	}
 	if err := nonEmptyIDs(c, ids); err != nil {
+		return err
+	}
+	if *dryRun {
+		return a.dryRunList(c, "delete", "dead letters", ids)
+	}
+	if err := c.confirmDelete(*yes, fmt.Sprintf("%d dead letters", len(ids))); err != nil {
 		return err
 	}
 	adm, done, err := c.connect()

@@ -1,12 +1,18 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/queenmq/queen-go/admin"
+)
 
 func (a *app) groupDelete(args []string) error {
 	c := a.command("group delete", "G [--queue Q]",
 		"Forget consumer group G (on every queue, or only on --queue): its cursors, leases, retry\n"+
 			"counters and start, so its next pop starts afresh. Dead letters it filed stay.")
 	queue := c.fs.String("queue", "", "forget the group on this queue only")
+	dryRun, yes := c.safetyFlags(true)
 	pos, err := c.parse(args)
 	if err != nil {
 		return err
@@ -20,6 +26,33 @@ func (a *app) groupDelete(args []string) error {
 	}
 	defer done()
 	group := pos[0]
+	if *dryRun {
+		g, err := adm.ConsumerGroup(a.ctx, group)
+		if err != nil {
+			return c.notQueen(fmt.Errorf("group delete %q: %w", group, err))
+		}
+		var queues []string
+		for _, q := range g.Queues {
+			if *queue == "" || q.Queue == *queue {
+				queues = append(queues, q.Queue)
+			}
+		}
+		if len(queues) == 0 {
+			return fmt.Errorf("group delete %q: %w: the group has no state on queue %q", group, admin.ErrNotFound, *queue)
+		}
+		if c.jsonOut() {
+			return writeJSON(a.stdout, struct {
+				DryRun        bool     `json:"dryRun"`
+				ConsumerGroup string   `json:"consumerGroup"`
+				Queues        []string `json:"queues"`
+			}{true, group, queues})
+		}
+		fmt.Fprintf(a.stdout, "dry run: would forget consumer group %s on %s; nothing changed\n", group, strings.Join(queues, ", "))
+		return nil
+	}
+	if err := c.confirmDelete(*yes, "consumer group "+group); err != nil {
+		return err
+	}
 	if *queue != "" {
 		err = adm.DeleteConsumerGroupOnQueue(a.ctx, group, *queue)
 	} else {
