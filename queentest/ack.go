@@ -60,10 +60,10 @@ func decodeAckBatch(o object) ([]broker.AckItem, error) {
 	elems := splitArray(raw)
 	items := make([]broker.AckItem, len(elems))
 	for i, e := range elems {
-		if len(e) == 0 || e[0] != '{' {
-			return nil, badRequest("acknowledgments[%d] must be an object, got %s", i, kindOf(e))
+		if !e.isObject() {
+			return nil, badRequest("acknowledgments[%d] must be an object, got %s", i, kindOf(e.raw))
 		}
-		if items[i], err = decodeAckItem(splitObject(e), group, "acknowledgments", i); err != nil {
+		if items[i], err = decodeAckItem(e.members, group, "acknowledgments", i); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -55,11 +56,47 @@ type member struct {
 	Val wire.Value
 }
 
+// decoders are reused: a push splits one object per item.
+var decoders = sync.Pool{New: func() any { return new(jsontext.Decoder) }}
+
+// withDecoder runs read on a pooled decoder over raw. Reading from a *bytes.Buffer, the
+// decoder works on raw in place, without copying it.
+func withDecoder(raw wire.Value, read func(dec *jsontext.Decoder)) {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(raw), wire.Lenient)
+	read(dec)
+	dec.Reset(bytes.NewBuffer(nil)) // drop raw
+	decoders.Put(dec)
+}
+
+// validate reports the first syntax error of a body, which must hold exactly one JSON value.
+func validate(body wire.Value) (err error) {
+	withDecoder(body, func(dec *jsontext.Decoder) {
+		if err = dec.SkipValue(); err != nil {
+			return
+		}
+		switch _, err = dec.ReadToken(); err {
+		case io.EOF:
+			err = nil
+		case nil:
+			err = errors.New("invalid data after top-level value")
+		}
+	})
+	return err
+}
+
 // splitObject splits a validated JSON object into its members.
-func splitObject(raw wire.Value) object {
+func splitObject(raw wire.Value) (o object) {
+	withDecoder(raw, func(dec *jsontext.Decoder) {
+		_, _ = dec.ReadToken() // {
+		o = readMembers(dec, raw)
+	})
+	return o
+}
+
+// readMembers reads an object's members up to and including its closing brace.
+func readMembers(dec *jsontext.Decoder, raw wire.Value) object {
 	var o object
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), wire.Lenient)
-	_, _ = dec.ReadToken() // {
 	for dec.PeekKind() == '"' {
 		name, _ := dec.ReadToken()
 		key := name.String() // before the next read voids the token
@@ -67,19 +104,38 @@ func splitObject(raw wire.Value) object {
 		end := dec.InputOffset()
 		o = append(o, member{Key: key, Val: raw[end-int64(len(val)) : end : end]})
 	}
+	_, _ = dec.ReadToken() // }
 	return o
 }
 
-// splitArray splits a validated JSON array into its elements, which alias raw.
-func splitArray(raw wire.Value) []wire.Value {
-	var elems []wire.Value
-	dec := jsontext.NewDecoder(bytes.NewReader(raw), wire.Lenient)
-	_, _ = dec.ReadToken() // [
-	for k := dec.PeekKind(); k != ']' && k != 0; k = dec.PeekKind() {
-		val, _ := dec.ReadValue()
-		end := dec.InputOffset()
-		elems = append(elems, raw[end-int64(len(val)):end:end])
-	}
+// element is one element of an array: its raw value, and its members when it is an object.
+type element struct {
+	raw     wire.Value
+	members object
+}
+
+// isObject reports whether the element is a JSON object.
+func (e element) isObject() bool { return e.raw[0] == '{' }
+
+// splitArray splits a validated JSON array into its elements, which alias raw. The members
+// of an object element are split in the same pass.
+func splitArray(raw wire.Value) (elems []element) {
+	withDecoder(raw, func(dec *jsontext.Decoder) {
+		_, _ = dec.ReadToken() // [
+		for k := dec.PeekKind(); k != ']' && k != 0; k = dec.PeekKind() {
+			if k == '{' {
+				_, _ = dec.ReadToken()
+				start := dec.InputOffset() - 1
+				members := readMembers(dec, raw)
+				end := dec.InputOffset()
+				elems = append(elems, element{raw: raw[start:end:end], members: members})
+				continue
+			}
+			val, _ := dec.ReadValue()
+			end := dec.InputOffset()
+			elems = append(elems, element{raw: raw[end-int64(len(val)) : end : end]})
+		}
+	})
 	return elems
 }
 
@@ -123,7 +179,7 @@ func decodeObject(body []byte) (object, error) {
 	if len(trimmed) == 0 {
 		return nil, badRequest("Empty request body")
 	}
-	if err := wire.Unmarshal(trimmed, new(wire.Value)); err != nil {
+	if err := validate(trimmed); err != nil {
 		return nil, badRequest("Invalid JSON: %v", err)
 	}
 	if trimmed[0] != '{' {
@@ -172,6 +228,9 @@ func rawString(raw wire.Value, name string) (s string, ok bool, err error) {
 	}
 	if raw[0] != '"' {
 		return "", false, badRequest("%s must be a string, got %s", name, clip(raw))
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true, nil // no escapes: the usual name or id
 	}
 	unquoted, _ := jsontext.AppendUnquote(nil, raw) // validated, so it unquotes
 	return string(unquoted), true, nil

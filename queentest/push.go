@@ -40,10 +40,10 @@ func decodePushItems(raw wire.Value, path string) ([]broker.PushItem, error) {
 	}
 	items := make([]broker.PushItem, len(elems))
 	for i, e := range elems {
-		if len(e) == 0 || e[0] != '{' {
-			return nil, badRequest("%s[%d] must be an object, got %s", path, i, kindOf(e))
+		if !e.isObject() {
+			return nil, badRequest("%s[%d] must be an object, got %s", path, i, kindOf(e.raw))
 		}
-		if err := decodePushItem(splitObject(e), &items[i], path, i); err != nil {
+		if err := decodePushItem(e.members, &items[i], path, i); err != nil {
 			return nil, err
 		}
 	}

@@ -40,10 +40,10 @@ func (s *Server) transact(o object) (broker.TxResult, error) {
 	refusedAt, reason := -1, ""
 	for i, e := range elems {
 		at := "operations[" + strconv.Itoa(i) + "]"
-		op, err := asObject(e, at)
-		if err != nil {
-			return broker.TxResult{}, err
+		if !e.isObject() {
+			return broker.TxResult{}, badRequest("%s must be an object, got %s", at, kindOf(e.raw))
 		}
+		op := e.members
 		typ, _, err := rawString(op.raw("type"), at+".type")
 		if err != nil {
 			return broker.TxResult{}, err
