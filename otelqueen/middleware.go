@@ -131,7 +131,7 @@ func outcomeOf(ctx context.Context, err error) string {
 		return outcomeLeaseLost
 	case errors.As(err, &p):
 		return outcomePanic
-	case err != nil && ctx.Err() != nil:
+	case err != nil && ctx.Err() != nil && queen.OutcomeOf(err) != queen.StatusDLQ:
 		return string(queen.StatusRetry) // a stop is not the message's fault
 	}
 	return string(queen.OutcomeOf(err))

@@ -29,7 +29,7 @@
 // The outcome is what the handler's return means to the loop: completed, failed, retry or
 // dlq (see queen.OutcomeOf), panic for a handler that panicked (acked failed), and lease_lost
 // when the loop lost the batch's lease (nothing is acked). A handler stopped by shutdown that
-// returns an error is acked retry, and recorded as retry.
+// returns an error (other than DeadLetter) is acked retry, and recorded as retry.
 //
 // A message's trace id is all the broker keeps of its producer's context: 128 bits, no span
 // id and no sampling decision. When every message of a call carries the same trace id, the

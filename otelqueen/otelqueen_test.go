@@ -263,3 +263,28 @@ func TestOutcomeRewrittenByInnerMiddleware(t *testing.T) {
 		assert.Equal(t, "*errors.errorString", spanAttrs(s)["error.type"])
 	}
 }
+
+// A handler the shutdown cut short is acked retry, and recorded so.
+func TestAStoppedHandlerIsRecordedAsRetry(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil)
+	_, err := r.client.Queue("stopped").Push(t.Context(), queen.PushItem{Data: 1})
+	require.NoError(t, err)
+	ctx, stop := context.WithCancel(testCtx(t))
+	started := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- r.client.Queue("stopped").ShutdownTimeout(0).Each().Consume(ctx, func(ctx context.Context, _ *queen.Message) error {
+			close(started)
+			<-ctx.Done()
+			return ctx.Err()
+		})
+	}()
+	<-started
+	stop()
+	require.NoError(t, <-done)
+	spans := r.processSpans()
+	require.Len(t, spans, 1)
+	assert.Equal(t, "retry", spanAttrs(spans[0])["messaging.queen.outcome"])
+	assert.Equal(t, codes.Unset, spans[0].Status().Code)
+}

@@ -104,7 +104,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *traces {
 		spanOut = out
 	}
-	tel, err := newTelemetry(&lockedWriter{w: spanOut})
+	tel, err := newTelemetry(spanOut)
 	if err != nil {
 		return err
 	}
@@ -193,16 +193,4 @@ func printProcessMetrics(ctx context.Context, url string, out io.Writer) error {
 		}
 	}
 	return lines.Err()
-}
-
-// lockedWriter lets the span exporter and the rest of the program share one writer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
