@@ -35,8 +35,8 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 			delete(q.groups, group)
 		}
 		deletedPartitions += e.dropCursors(q, group)
-		if m != nil && !deleteMetadata {
-			e.placeCursors(m) // the kept start places them afresh, as the next pop would
+		if m != nil {
+			m.complete = false // the kept start places them afresh, as the next pop would
 		}
 		e.wakeGroup(q.name, group)
 	}

@@ -49,12 +49,13 @@ type Engine struct {
 	pendingBytes int
 	pendingCount int
 
-	waiting   map[string]map[string]*waitList // by queue, then group (waiters.go)
-	waitCount map[groupKey]int                // waiting pops per (queue, group), for autopilot (R34)
-	waitSeq   int64
-	nWaiting  int
-	wake      map[groupKey]*wakeNote // what the step just applied may let waiting pops take
-	closed    bool
+	waiting     map[string]map[string]*waitList // by queue, then group (waiters.go)
+	waitCount   map[groupKey]int                // waiting pops per (queue, group), for autopilot (R34)
+	partWaiting map[partKey]map[string]int      // groups with pops waiting on a partition, and how many
+	waitSeq     int64
+	nWaiting    int
+	wake        map[groupKey]*wakeNote // what the step just applied may let waiting pops take
+	closed      bool
 
 	rates throughput // messages stored and finished per second, for the overview (R170)
 
@@ -80,6 +81,7 @@ func New(clock Clock, opts ...Option) *Engine {
 		pending:     make(map[string]map[string]*groupMeta),
 		waiting:     make(map[string]map[string]*waitList),
 		waitCount:   make(map[groupKey]int),
+		partWaiting: make(map[partKey]map[string]int),
 		wake:        make(map[groupKey]*wakeNote),
 	}
 	for _, o := range opts {
@@ -124,6 +126,7 @@ func (e *Engine) Close() {
 	}
 	clear(e.waiting)
 	clear(e.waitCount)
+	clear(e.partWaiting)
 	clear(e.wake)
 	e.nWaiting = 0
 	for _, l := range e.leases {

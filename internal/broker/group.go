@@ -5,9 +5,8 @@ import "time"
 // cursorState is one group's position in one partition (R18): its cursor, the part of a lease
 // it holds there, its retry budget and how often each message was handed to it.
 //
-// A group with a stored start on a queue (its groupMeta) has a cursorState in every partition
-// of the queue, created at the group's start when either of them is created; see ready.go for
-// the index these cursors feed.
+// Once a group pops a queue queue-wide it has a cursorState in every partition of the queue,
+// each placed at the group's start; see ready.go for when, and for the index they feed.
 type cursorState struct {
 	p      *partition
 	ix     *groupCursors // the group's cursors on p's queue, whose ready set indexes this one

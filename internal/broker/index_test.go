@@ -33,7 +33,10 @@ func checkIndex(t *testing.T, e *Engine) {
 				}
 			}
 		}
-		for group := range q.groups {
+		for group, m := range q.groups {
+			if !m.complete {
+				continue
+			}
 			for _, p := range q.parts {
 				require.NotNil(t, p.groups[group], "group %s has no cursor in %s/%s", group, name, p.name)
 			}
@@ -90,6 +93,21 @@ func checkIndex(t *testing.T, e *Engine) {
 		}
 	}
 	require.Equal(t, e.nWaiting, waiting)
+	partWaiters, counted := 0, 0
+	for _, groups := range e.waiting {
+		for _, wl := range groups {
+			for _, list := range wl.parts {
+				partWaiters += len(list)
+			}
+		}
+	}
+	for k, groups := range e.partWaiting {
+		for group, n := range groups {
+			require.Len(t, e.waiting[k.queue][group].parts[k.partition], n, "pops of %s waiting on %v", group, k)
+			counted += n
+		}
+	}
+	require.Equal(t, partWaiters, counted)
 }
 
 // wantReady recomputes, by scanning every partition, the partitions a pop of the group on the
@@ -230,5 +248,39 @@ func TestReadyIndexWithWaiters(t *testing.T) {
 	for _, out := range outs {
 		require.NoError(t, (<-out).err)
 	}
+	checkIndex(t, f.e)
+}
+
+// A group that pops only named partitions has cursors only there; its first queue-wide pop
+// gives it one in every partition, and new partitions get one from then on.
+func TestCursorsFollowHowAGroupPops(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for i := range 50 {
+		f.push("q", fmt.Sprint("p", i), "m")
+	}
+	cursors := func(group string) int {
+		f.e.mu.Lock()
+		defer f.e.mu.Unlock()
+		n := 0
+		for _, p := range f.e.queues["q"].parts {
+			if p.groups[group] != nil {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range 10 {
+		require.Len(t, f.pop(PopRequest{Queue: "q", Group: fmt.Sprint("g", i), Partition: fmt.Sprint("p", i), SubscriptionMode: "all"}).Messages, 1)
+	}
+	f.push("q", "later", "m")
+	for i := range 10 {
+		require.Equal(t, 1, cursors(fmt.Sprint("g", i)))
+	}
+	require.Len(t, f.pop(PopRequest{Queue: "q", Group: "g0"}).Messages, 1)
+	require.Equal(t, 51, cursors("g0"))
+	f.push("q", "newest", "m")
+	require.Equal(t, 52, cursors("g0"))
+	require.Equal(t, 1, cursors("g1"))
 	checkIndex(t, f.e)
 }

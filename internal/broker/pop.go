@@ -103,14 +103,16 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 	}
 	_, hadStart := q.groups[r.Group]
 	m := e.decideStart(q, r.Group, r, arrival, w)
-	ix := q.cursors[r.Group]
+	var ix *groupCursors
 	e.expireDue()
 	var src readySource
 	if p != nil {
-		gc := p.groups[r.Group]
+		gc := e.cursorIn(p, m)
 		gc.visited = gc.visited || len(p.msgs) > 0
 		src = onePartition{gc}
 	} else {
+		e.completeCursors(m)
+		ix = e.cursorsOf(q, r.Group)
 		ix.sweep = e.seq
 		src = &ix.ready
 	}
@@ -176,7 +178,8 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 			continue
 		}
 		m := e.decideStart(q, r.Group, r, e.seq, nil)
-		ix := q.cursors[r.Group]
+		e.completeCursors(m)
+		ix := e.cursorsOf(q, r.Group)
 		ix.sweep = e.seq
 		matched, conflating = true, conflating || m.conflation
 		if top := ix.ready.top(); top != nil && (best == nil || olderThan(top, best)) {

@@ -82,7 +82,9 @@ func (e *Engine) partitionFor(q *queue, name string) *partition {
 	q.byName[name] = p
 	e.partitions[p.id] = p
 	for _, m := range q.groups {
-		e.placeCursor(p, m.group, m.initialCursor(p))
+		if m.complete {
+			e.placeCursor(p, m.group, m.initialCursor(p))
+		}
 	}
 	e.wakePartition(q.name, name) // pops waiting for this partition look again
 	return p

@@ -5,9 +5,10 @@ package broker
 // A group's cursors on a queue hang off one groupCursors (q.cursors[group]), whose ready set
 // is a heap of the cursors a pop of the group can take. Invariants, true whenever the engine's
 // lock is free:
-//   - A group with a stored start on a queue (q.groups[group]) has a cursorState in every
-//     partition of that queue. (Only 0.15 mode keeps cursors of a group without a stored start,
-//     in the partitions it read, as 0.15 does.)
+//   - A group whose stored start on a queue is complete (groupMeta.complete: it has popped the
+//     queue queue-wide, or sought) has a cursorState in every partition of that queue; any other
+//     group has one only in the partitions it popped by name or acked (0.15 mode keeps those of a
+//     group without a stored start, as 0.15 does).
 //   - gc is in gc.ix.ready exactly when it is ready: no lease of the group holds it and a
 //     message lies above its cursor. Its key is readyAt, the createdAt of that first message,
 //     then the partition's creation order: the order in which pops take ready partitions (R19).
@@ -133,13 +134,19 @@ func (e *Engine) refresh(gc *cursorState) {
 	e.wakeFor(gc)
 }
 
+// cursorsOf is the group's cursors on q, made empty if it has none.
+func (e *Engine) cursorsOf(q *queue, group string) *groupCursors {
+	ix := q.cursors[group]
+	if ix == nil {
+		ix = &groupCursors{q: q, group: group}
+		q.cursors[group] = ix
+	}
+	return ix
+}
+
 // placeCursor gives the group a cursor in p at offset cursor.
 func (e *Engine) placeCursor(p *partition, group string, cursor int64) *cursorState {
-	ix := p.q.cursors[group]
-	if ix == nil {
-		ix = &groupCursors{q: p.q, group: group}
-		p.q.cursors[group] = ix
-	}
+	ix := e.cursorsOf(p.q, group)
 	gc := &cursorState{p: p, ix: ix, group: group, cursor: cursor, readyIdx: -1}
 	p.groups[group] = gc
 	ix.n++
@@ -147,14 +154,26 @@ func (e *Engine) placeCursor(p *partition, group string, cursor int64) *cursorSt
 	return gc
 }
 
-// placeCursors gives the group of m a cursor at its start in every partition of its queue that
-// has none.
-func (e *Engine) placeCursors(m *groupMeta) {
+// completeCursors gives the group of m a cursor at its start in every partition of its queue
+// that has none, once: a queue-wide pop needs them all in the ready set.
+func (e *Engine) completeCursors(m *groupMeta) {
+	if m.complete {
+		return
+	}
+	m.complete = true
 	for _, p := range m.q.parts {
 		if p.groups[m.group] == nil {
 			e.placeCursor(p, m.group, m.initialCursor(p))
 		}
 	}
+}
+
+// cursorIn is the group's cursor in p, placed at the group's start if it has none.
+func (e *Engine) cursorIn(p *partition, m *groupMeta) *cursorState {
+	if gc := p.groups[m.group]; gc != nil {
+		return gc
+	}
+	return e.placeCursor(p, m.group, m.initialCursor(p))
 }
 
 // dropCursor deletes the group's cursor in gc's partition, with what refers to it.

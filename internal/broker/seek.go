@@ -25,6 +25,7 @@ func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult
 		e.adoptStart(q, m)
 	}
 	m.decidedBy = nil
+	e.completeCursors(m)
 	for _, p := range q.parts {
 		gc := p.groups[group]
 		gc.visited = true

@@ -28,6 +28,11 @@ type groupMeta struct {
 	// group has used it; if that pop is abandoned the decision is forgotten (R142).
 	decidedBy *waiter
 
+	// complete is set once the group has a cursor in every partition of q, placed when it
+	// first pops q queue-wide (or seeks); from then on every new partition gets one too. A group
+	// that only pops named partitions has cursors only there (ready.go).
+	complete bool
+
 	pendingAt int64 // position in the pending table while pending
 }
 
@@ -56,11 +61,10 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 	return m
 }
 
-// adoptStart stores m as its group's start on q and places the group's cursors.
+// adoptStart stores m as its group's start on q.
 func (e *Engine) adoptStart(q *queue, m *groupMeta) {
 	m.q = q
 	q.groups[m.group] = m
-	e.placeCursors(m)
 }
 
 // Starts decided on queues that do not exist yet wait in a table bounded in bytes: a pop that

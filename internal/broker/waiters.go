@@ -67,6 +67,11 @@ func (e *Engine) enqueue(w *waiter) {
 			wl.parts = make(map[string][]*waiter)
 		}
 		wl.parts[w.req.Partition] = append(wl.parts[w.req.Partition], w)
+		k := partKey{w.req.Queue, w.req.Partition}
+		if e.partWaiting[k] == nil {
+			e.partWaiting[k] = make(map[string]int)
+		}
+		e.partWaiting[k][w.group]++
 	}
 	e.waitCount[groupKey{w.req.Queue, w.group}]++
 	e.nWaiting++
@@ -77,10 +82,21 @@ func (e *Engine) dequeue(w *waiter) {
 	if wl := groups[w.group]; wl != nil {
 		if w.req.Partition == "" {
 			wl.wide = deleteWaiter(wl.wide, w)
-		} else if list := deleteWaiter(wl.parts[w.req.Partition], w); len(list) == 0 {
-			delete(wl.parts, w.req.Partition)
 		} else {
-			wl.parts[w.req.Partition] = list
+			if list := deleteWaiter(wl.parts[w.req.Partition], w); len(list) == 0 {
+				delete(wl.parts, w.req.Partition)
+			} else {
+				wl.parts[w.req.Partition] = list
+			}
+			k := partKey{w.req.Queue, w.req.Partition}
+			if groups := e.partWaiting[k]; groups[w.group] <= 1 {
+				delete(groups, w.group)
+				if len(groups) == 0 {
+					delete(e.partWaiting, k)
+				}
+			} else {
+				groups[w.group]--
+			}
 		}
 		if len(wl.wide) == 0 && len(wl.parts) == 0 {
 			delete(groups, w.group)
@@ -145,12 +161,13 @@ func (e *Engine) wakeQueue(queueName string) {
 
 // wakePartition has the pops waiting for the named partition looked at.
 func (e *Engine) wakePartition(queueName, partition string) {
-	for group, wl := range e.waiting[queueName] {
-		if len(wl.parts[partition]) > 0 {
-			e.wakeGroup(queueName, group)
-		}
+	for group := range e.partWaiting[partKey{queueName, partition}] {
+		e.wakeGroup(queueName, group)
 	}
 }
+
+// partKey names a partition of a queue, created or not.
+type partKey struct{ queue, partition string }
 
 // serveWaiting answers the waiting pops of (queue, group) that the noted changes can serve.
 func (e *Engine) serveWaiting(k groupKey, n *wakeNote) {
