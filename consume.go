@@ -47,10 +47,10 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // one partition's batch go out as one request, in offset order, except that a dead letter is
 // sent before the next message is handled, so that an ack the handler sends itself cannot
 // overtake it; after a failed or retry the loop stops handling that batch, and the later
-// messages come back with it (O18). With
-// AutoAck(false), h settles messages itself; whatever it left unsettled is acked with its
-// error's outcome when it returns an error or panics (R136), and left alone when it returns
-// nil (its lease then runs out and the message comes back, unless h settled it).
+// messages come back with it. With AutoAck(false), h settles messages itself; whatever it left
+// unsettled is acked with its error's outcome when it returns an error or panics, and left
+// alone when it returns nil (its lease then runs out and the message comes back, unless h
+// settled it).
 //
 // A failed or retried message waits out its backoff (RetryBackoff, or RetryAfter's wait)
 // before its ack is sent and it comes back; the loop keeps its lease meanwhile and the wait
@@ -61,9 +61,9 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // When ctx is done (or the Client is closed, or Limit is reached) no more pops are sent;
 // running handlers may finish within ShutdownTimeout (default 30s) with their ctx still live,
 // after which it is cancelled; a handler still running then is logged at error level every
-// 10s. Their acks are still sent. Leased messages not yet handed to
-// the handler are released with retry, so they come back at once. Consume returns once every
-// goroutine it started has returned.
+// 10s. Their acks are still sent. Leased messages not yet handed to the handler are released
+// with retry, so they come back at once. Consume returns once every goroutine it started has
+// returned.
 //
 // Limit(n) counts messages whose handler returned, whatever the outcome (including a batch
 // whose lease was lost); exactly n are handed to the handler, and any other leased message is
@@ -75,7 +75,7 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // that batch is acked (the broker has taken it back). Without it, the loop still tracks each
 // lease's expiry (LeaseTime, else 60s): a message whose lease has run out before its turn is
 // not handed to the handler but released with retry, and the batch sizes it asks for are
-// capped so that a batch is expected to be handled in half a lease (see autopilot.go).
+// capped so that a batch is expected to be handled in half a lease.
 //
 // Delivery is at least once: a message whose ack is lost, whose lease runs out, or whose
 // handler is still running when the process dies is delivered again.

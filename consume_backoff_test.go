@@ -256,3 +256,38 @@ func TestConsumeRefusesBadBackoffAndAckEvery(t *testing.T) {
 	}
 	assert.NoError(t, c.Queue("q").RetryBackoff(0, 0).AckEvery(0, 0).validate(forConsume), "(0, 0) turns each off")
 }
+
+// Against a broker that sends no deliveryAttempt (0.15), the client counts the failures: the
+// backoff still doubles. A wait of a second or more extends the lease first, whatever lease the
+// client believes the queue has.
+func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
+	proxy, base := newCounting(t, srv.Handler())
+	c := newTestClient(t, base)
+	clock, _ := useManualRenewClock(c)
+	clock.armed = make(chan time.Duration, 16)
+	configureQueue(t, c, "legacy", map[string]any{"retryLimit": 10})
+	pushN(t, c, "legacy", "p", 1)
+	calls := make(chan int, 8)
+	ctx, cancel := context.WithCancel(testCtx(t))
+	defer cancel()
+	done := runConsume(func() error {
+		return c.Queue("legacy").RetryBackoff(time.Second, time.Minute).Each().
+			Consume(ctx, func(_ context.Context, m *Message) error {
+				calls <- m.DeliveryAttempt
+				return errors.New("down")
+			})
+	})
+	for _, base := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		assert.Zero(t, wait(t, calls, "a call"), "0.15 sends no deliveryAttempt")
+		d := wait(t, clock.armed, "a backoff")
+		assert.GreaterOrEqual(t, d, base)
+		assert.LessOrEqual(t, d, base*5/4)
+		clock.Advance(d)
+	}
+	wait(t, calls, "the call after the third backoff")
+	assert.Equal(t, 3, proxy.count("POST extend"), "each wait extended the lease first")
+	cancel()
+	require.NoError(t, wait(t, done, "Consume"))
+}

@@ -326,11 +326,13 @@ func (l *consumer) watchStuck(ctx context.Context, b *leasedBatch, ended <-chan 
 }
 
 // holdBack waits out a backoff of m's before its ack is sent, keeping the lease meanwhile:
-// when the wait would outlast it, the lease is extended to cover the wait. A stop, or the end
-// of the batch's ctx, cuts the wait short. It returns false when the lease was lost.
+// when the wait may outlast it, the lease is extended to cover the wait. A wait of a second or
+// more is always covered so, because the client only believes it knows the lease (a 0.15
+// broker ignores LeaseTime), and an extend never shortens a lease. A stop, or the end of the
+// batch's ctx, cuts the wait short. It returns false when the lease was lost.
 func (l *consumer) holdBack(ctx context.Context, b *leasedBatch, m *Message, wait time.Duration) bool {
 	margin := min(5*time.Second, l.leaseTime/2)
-	if m.LeaseID != "" && b.deadline.expired(l.now().Add(wait+margin)) {
+	if m.LeaseID != "" && (wait >= time.Second || b.deadline.expired(l.now().Add(wait+margin))) {
 		rctx, cancel := context.WithTimeout(l.ackCtx, renewRequestTimeout)
 		sent := l.now()
 		_, err := l.c.Renew(rctx, m.LeaseID, wait+margin)

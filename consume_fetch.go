@@ -186,7 +186,7 @@ func (l *consumer) awaitWorker() bool {
 	}
 }
 
-// signalBudget wakes a poller waiting in awaitWorker.
+// signalBudget wakes the fetch loop waiting in awaitWorker.
 func (l *consumer) signalBudget() {
 	select {
 	case l.budgetFreed <- struct{}{}:

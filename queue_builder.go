@@ -102,7 +102,9 @@ func (b QueueBuilder) SubscriptionFrom(t time.Time) QueueBuilder {
 	return b
 }
 
-// Batch caps the messages of one pop, 1..10000. Default: 1 for Pop; for Consume, chosen by autopilot.
+// Batch caps the messages of one pop, 1..10000. Default: 1 for Pop; for Consume, chosen by the
+// broker's autopilot, or by the client (from its handler's pace and the lease, up to 1000)
+// against a broker that does not size pops itself.
 func (b QueueBuilder) Batch(n int) QueueBuilder { b.batch, b.batchSet = n, true; return b }
 
 // Wait makes pops long-poll until a message arrives or Timeout passes.
