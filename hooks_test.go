@@ -193,7 +193,7 @@ func TestHooksSeeEveryOutcome(t *testing.T) {
 	c.hooks.add(rec.hooks())
 	pushN(t, c, "outcomes", "p", 4)
 	boom := errors.New("boom")
-	err := c.Queue("outcomes").Limit(4).Each().Consume(testCtx(t), func(_ context.Context, m *Message) error {
+	err := c.Queue("outcomes").Limit(4).RetryBackoff(0, 0).Each().Consume(testCtx(t), func(_ context.Context, m *Message) error {
 		switch m.TransactionID {
 		case "p-0":
 			return nil
@@ -221,12 +221,14 @@ func TestHooksSeeEveryOutcome(t *testing.T) {
 	assert.ErrorAs(t, rec.handled[3].Err, &p)
 }
 
-// A refused renewal reaches LeaseLost with the batch, and Handled with no outcome.
+// A refused renewal reaches LeaseLost with the batch, and Handled with no outcome; a
+// LeaseLost hook that panics before it changes nothing.
 func TestHooksSeeALostLease(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
 	c := newTestClient(t, srv.URL())
 	var rec hookLog
+	c.hooks.add(Hooks{LeaseLost: func(LeaseLostEvent) { panic("lease hook") }})
 	c.hooks.add(rec.hooks())
 	clock, renewed := useManualRenewClock(c)
 	pushN(t, c, "lost", "p", 1)

@@ -83,7 +83,7 @@ func TestEveryOutcomeIsRecorded(t *testing.T) {
 	boom := errors.New("boom")
 	// ok, fail (then completed), retry (then completed), dlq, panic (then completed): 8 calls.
 	seen := map[string]bool{}
-	err = r.client.Queue("outcomes").Limit(8).Each().Consume(testCtx(t), func(_ context.Context, m *queen.Message) error {
+	err = r.client.Queue("outcomes").Limit(8).RetryBackoff(0, 0).Each().Consume(testCtx(t), func(_ context.Context, m *queen.Message) error {
 		if seen[m.TransactionID] {
 			return nil
 		}
