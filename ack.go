@@ -159,7 +159,7 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 
 // ackResults reads an ack answer into one result per item, matched by position.
 func ackResults(body []byte, req *request, items []AckItem) ([]AckResult, error) {
-	var answer []wire.AckResult
+	var answer []wire.AckOutcome // matched to items by position, so nothing else is read
 	if err := decodeArray(body, req, &answer); err != nil {
 		return nil, err
 	}

@@ -117,9 +117,9 @@ func ackAnswer(results []broker.AckResult) []wire.AckResult {
 	out := make([]wire.AckResult, len(results))
 	for i := range results {
 		a := &results[i]
-		out[i] = wire.AckResult{Index: a.Index, TransactionID: a.TransactionID, Success: a.Success,
-			Error: nullable(a.Error), QueueName: nullable(a.QueueName), PartitionName: nullable(a.PartitionName),
-			LeaseReleased: a.LeaseReleased, DLQ: a.DLQ}
+		out[i] = wire.AckResult{Index: a.Index, TransactionID: a.TransactionID,
+			AckOutcome: wire.AckOutcome{Success: a.Success, Error: nullable(a.Error), LeaseReleased: a.LeaseReleased, DLQ: a.DLQ},
+			QueueName:  nullable(a.QueueName), PartitionName: nullable(a.PartitionName)}
 	}
 	return out
 }

@@ -17,16 +17,21 @@ type AckBatchRequest struct {
 	ConsumerGroup   string       `json:"consumerGroup,omitzero"`
 }
 
-// AckResult is one element of an ack answer (an array, for both routes). Error is null on
-// success, and on a 0.15 refusal of an unknown status; QueueName and PartitionName are null
-// when the partition is unknown.
+// AckResult is one element of an ack answer (an array, for both routes). QueueName and
+// PartitionName are null when the partition is unknown.
 type AckResult struct {
-	Index         int     `json:"index"`
-	TransactionID string  `json:"transactionId"`
-	Success       bool    `json:"success"`
-	Error         *string `json:"error"`
+	Index         int    `json:"index"`
+	TransactionID string `json:"transactionId"`
+	AckOutcome
 	QueueName     *string `json:"queueName"`
 	PartitionName *string `json:"partitionName"`
+}
+
+// AckOutcome is what an ack result says of its item, all a client reads of it. Error is null
+// on success, and on a 0.15 refusal of an unknown status.
+type AckOutcome struct {
+	Success       bool    `json:"success"`
+	Error         *string `json:"error"`
 	LeaseReleased bool    `json:"leaseReleased"`
 	DLQ           bool    `json:"dlq"`
 }
