@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Benchmarks of the SDK's hottest bodies: a pop answer of 100 messages (captured from the
@@ -20,11 +22,11 @@ import (
 // loop runs op b.N times and reports its CPU time per operation.
 func loop(b *testing.B, op func()) {
 	b.ReportAllocs()
-	start := processCPU()
+	start := testutil.ProcessCPU()
 	for b.Loop() {
 		op()
 	}
-	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(testutil.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 func loadPopAnswer(b *testing.B) []byte {

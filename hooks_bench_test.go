@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -26,9 +27,9 @@ func BenchmarkConsumeHooks(b *testing.B) {
 		srv, c := brokerAndClient(b)
 		fillQueue(b, c, "bench", b.N)
 		b.ResetTimer()
-		cpu := processCPU()
+		cpu := testutil.ProcessCPU()
 		rawConsume(b, srv.URL(), "bench", 1, b.N)
-		reportConsume(b, processCPU()-cpu)
+		reportConsume(b, testutil.ProcessCPU()-cpu)
 	})
 	for _, v := range []struct {
 		name string
@@ -43,13 +44,13 @@ func BenchmarkConsumeHooks(b *testing.B) {
 			c := newTestClient(b, srv.URL(), v.opts...)
 			fillQueue(b, c, "bench", b.N)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			err := c.Queue("bench").Batch(benchBatch).Limit(b.N).Each().
 				Consume(context.Background(), func(context.Context, *Message) error { return nil })
 			if err != nil {
 				b.Fatal(err)
 			}
-			reportConsume(b, processCPU()-cpu)
+			reportConsume(b, testutil.ProcessCPU()-cpu)
 		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // fillPartitions pushes one message to each of n partitions of queue q, in pushes of at most
@@ -32,7 +34,7 @@ func fillPartitions(e *Engine, q string, n int) []string {
 // reportCPU reports the process's CPU time per operation since start: on a machine shared with
 // other work it varies much less than the wall time does.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64((processCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((testutil.ProcessCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkPopAckPartitions is one consumed message on a queue of P ready partitions: a pop of
@@ -60,7 +62,7 @@ func BenchmarkPopAckPartitions(b *testing.B) {
 			runtime.GC() // and the setup's garbage is not the loop's
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			for range b.N {
 				step()
 			}
@@ -143,7 +145,7 @@ func BenchmarkDeadLetterList(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := processCPU()
+	cpu := testutil.ProcessCPU()
 	defer reportCPU(b, cpu)
 	for range b.N {
 		if list, total := e.DeadLetters(DLQQuery{Queue: "q7", Limit: 100}); len(list) != 100 || total != 1000 {
