@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Benchmarks of the consume loop against the in-process reference broker.
@@ -69,34 +71,34 @@ func BenchmarkConsumeThroughput(b *testing.B) {
 			srv, c := brokerAndClient(b)
 			fillQueue(b, c, "bench", b.N)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			rawConsume(b, srv.URL(), "bench", conc, b.N)
-			reportConsume(b, processCPU()-cpu)
+			reportConsume(b, testutil.ProcessCPU()-cpu)
 		})
 		b.Run(fmt.Sprintf("consume/concurrency=%d", conc), func(b *testing.B) {
 			_, c := brokerAndClient(b)
 			fillQueue(b, c, "bench", b.N)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			err := c.Queue("bench").Batch(benchBatch).Concurrency(conc).Limit(b.N).
 				Consume(context.Background(), func(context.Context, []*Message) error { return nil })
 			if err != nil {
 				b.Fatal(err)
 			}
-			reportConsume(b, processCPU()-cpu)
+			reportConsume(b, testutil.ProcessCPU()-cpu)
 		})
 		// One handler call per message, with the default progress acks (AckEvery(0, 1s)).
 		b.Run(fmt.Sprintf("consume-each/concurrency=%d", conc), func(b *testing.B) {
 			_, c := brokerAndClient(b)
 			fillQueue(b, c, "bench", b.N)
 			b.ResetTimer()
-			cpu := processCPU()
+			cpu := testutil.ProcessCPU()
 			err := c.Queue("bench").Batch(benchBatch).Concurrency(conc).Limit(b.N).Each().
 				Consume(context.Background(), func(context.Context, *Message) error { return nil })
 			if err != nil {
 				b.Fatal(err)
 			}
-			reportConsume(b, processCPU()-cpu)
+			reportConsume(b, testutil.ProcessCPU()-cpu)
 		})
 	}
 }
