@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -269,16 +270,15 @@ func laneIndex(queue, partition string, lanes int) int {
 	if partition == "" {
 		partition = "Default"
 	}
-	h := uint32(2166136261) // FNV-1a
-	for i := 0; i < len(queue); i++ {
-		h = (h ^ uint32(queue[i])) * 16777619
-	}
-	h = (h ^ 0) * 16777619
-	for i := 0; i < len(partition); i++ {
-		h = (h ^ uint32(partition[i])) * 16777619
-	}
-	return int(h % uint32(lanes))
+	h := maphash.Comparable(laneSeed, laneKey{queue, partition})
+	return int(h % uint64(lanes))
 }
+
+// laneSeed keys laneIndex's hash for the life of the process.
+var laneSeed = maphash.MakeSeed()
+
+// laneKey is what picks an item's lane.
+type laneKey struct{ queue, partition string }
 
 // queued is one accepted item.
 type queued struct {
