@@ -382,13 +382,7 @@ func ackRetryable(err error) bool {
 // Backoff between attempts of a loop's ack: jittered, from 100ms growing to 2s, bounded by the
 // lease rather than by a count.
 func newAckBackoff() *backoff.ExponentialBackOff {
-	return backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(100*time.Millisecond),
-		backoff.WithMaxInterval(2*time.Second),
-		backoff.WithRandomizationFactor(0.5),
-		backoff.WithMultiplier(2),
-		backoff.WithMaxElapsedTime(0),
-	)
+	return newGrowingBackoff(100*time.Millisecond, 2*time.Second)
 }
 
 // now is the loop's current time, on the clock its leases are tracked with.

@@ -76,31 +76,30 @@ func BenchmarkConsumeThroughput(b *testing.B) {
 			reportConsume(b, testutil.ProcessCPU()-cpu)
 		})
 		b.Run(fmt.Sprintf("consume/concurrency=%d", conc), func(b *testing.B) {
-			_, c := brokerAndClient(b)
-			fillQueue(b, c, "bench", b.N)
-			b.ResetTimer()
-			cpu := testutil.ProcessCPU()
-			err := c.Queue("bench").Batch(benchBatch).Concurrency(conc).Limit(b.N).
-				Consume(context.Background(), func(context.Context, []*Message) error { return nil })
-			if err != nil {
-				b.Fatal(err)
-			}
-			reportConsume(b, testutil.ProcessCPU()-cpu)
+			benchConsume(b, func(q QueueBuilder) error {
+				return q.Concurrency(conc).Consume(context.Background(), func(context.Context, []*Message) error { return nil })
+			})
 		})
 		// One handler call per message, with the default progress acks (AckEvery(0, 1s)).
 		b.Run(fmt.Sprintf("consume-each/concurrency=%d", conc), func(b *testing.B) {
-			_, c := brokerAndClient(b)
-			fillQueue(b, c, "bench", b.N)
-			b.ResetTimer()
-			cpu := testutil.ProcessCPU()
-			err := c.Queue("bench").Batch(benchBatch).Concurrency(conc).Limit(b.N).Each().
-				Consume(context.Background(), func(context.Context, *Message) error { return nil })
-			if err != nil {
-				b.Fatal(err)
-			}
-			reportConsume(b, testutil.ProcessCPU()-cpu)
+			benchConsume(b, func(q QueueBuilder) error {
+				return q.Concurrency(conc).Each().Consume(context.Background(), func(context.Context, *Message) error { return nil })
+			})
 		})
 	}
+}
+
+// benchConsume fills a queue with b.N messages and times consume on it with Batch(100) and
+// Limit(b.N).
+func benchConsume(b *testing.B, consume func(QueueBuilder) error) {
+	_, c := brokerAndClient(b)
+	fillQueue(b, c, "bench", b.N)
+	b.ResetTimer()
+	cpu := testutil.ProcessCPU()
+	if err := consume(c.Queue("bench").Batch(benchBatch).Limit(b.N)); err != nil {
+		b.Fatal(err)
+	}
+	reportConsume(b, testutil.ProcessCPU()-cpu)
 }
 
 // rawConsume is the baseline: conc goroutines each popping one partition's batch over plain

@@ -259,11 +259,5 @@ func isFatal(err error) bool {
 // Backoff after an empty answer that came without waiting (no Wait, a discovery pop): from
 // 50ms to 1s, so an idle queue costs about one request per second.
 func newQuietBackoff() *backoff.ExponentialBackOff {
-	return backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(50*time.Millisecond),
-		backoff.WithMaxInterval(time.Second),
-		backoff.WithRandomizationFactor(0.5),
-		backoff.WithMultiplier(2),
-		backoff.WithMaxElapsedTime(0),
-	)
+	return newGrowingBackoff(50*time.Millisecond, time.Second)
 }

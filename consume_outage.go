@@ -45,9 +45,15 @@ func (o *outage) recovered() (ended bool, lasted time.Duration, failures int) {
 // answering every pop with an error sees a handful of requests per second at most (the
 // transport's own retries included), then fewer.
 func newFailureBackoff() *backoff.ExponentialBackOff {
+	return newGrowingBackoff(250*time.Millisecond, 10*time.Second)
+}
+
+// newGrowingBackoff is the loop's waits between tries: from initial, doubling up to max, each
+// ±50 % at random, never giving up.
+func newGrowingBackoff(initial, max time.Duration) *backoff.ExponentialBackOff {
 	return backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(250*time.Millisecond),
-		backoff.WithMaxInterval(10*time.Second),
+		backoff.WithInitialInterval(initial),
+		backoff.WithMaxInterval(max),
 		backoff.WithRandomizationFactor(0.5),
 		backoff.WithMultiplier(2),
 		backoff.WithMaxElapsedTime(0),
