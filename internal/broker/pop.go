@@ -101,10 +101,10 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		}
 		parts = []*partition{p}
 	}
+	e.expireDue() // a lease past its expiry frees its partition now, as a scan would (R54)
 	_, hadStart := q.groups[r.Group]
 	m := e.decideStart(q, r.Group, r, arrival, w)
 	var ix *groupCursors
-	e.expireDue()
 	var src readySource
 	if p != nil {
 		gc := e.cursorIn(p, m)

@@ -125,6 +125,68 @@ func BenchmarkPushWithWaiters(b *testing.B) {
 	}
 }
 
+// BenchmarkPushServingWaiters is the latency of a one-item push to an idle 10,000-partition
+// queue while 2,000 long polls (autoAck) wait on it: each push is handed to one of them, whose
+// goroutine then waits again.
+func BenchmarkPushServingWaiters(b *testing.B) {
+	const parts, waiters = 10_000, 2000
+	e := New(RealClock{})
+	names := fillPartitions(e, "q", parts)
+	for { // drain the backlog so that every push finds waiting pops
+		res, _ := e.Pop(context.Background(), PopRequest{Queue: "q", Batch: parts, Partitions: maxPartitions, AutoAck: true})
+		if len(res.Messages) == 0 {
+			break
+		}
+	}
+	parked := make(chan struct{}, 4*waiters)
+	e.parked = func() { parked <- struct{}{} }
+	stop := make(chan struct{})
+	done := make(chan struct{}, waiters)
+	served := make(chan struct{}, 4*waiters)
+	for range waiters {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, _ := e.Pop(context.Background(), PopRequest{Queue: "q", AutoAck: true, Wait: true, Timeout: time.Hour})
+				if len(res.Messages) > 0 {
+					served <- struct{}{}
+				}
+			}
+		}()
+	}
+	for range waiters {
+		<-parked
+	}
+	payload := json.RawMessage(`{"n":1}`)
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		item := []PushItem{{Queue: "q", Partition: names[i%parts], Payload: payload}}
+		start := time.Now()
+		e.Push(item)
+		lat = append(lat, time.Since(start))
+		b.StopTimer()
+		<-served // the pop it answered, then that pop waiting again
+		<-parked
+		b.StartTimer()
+	}
+	b.StopTimer()
+	close(stop)
+	e.Close()
+	for range waiters {
+		<-done
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "p99-ns")
+}
+
 // BenchmarkDeadLetterList is the first page of one queue's dead letters among 20,000 filed
 // across 20 queues.
 func BenchmarkDeadLetterList(b *testing.B) {
