@@ -218,3 +218,42 @@ func BenchmarkConsumerGroups(b *testing.B) {
 		}
 	}
 }
+
+// The same reads against the reference broker in its 0.15 mode.
+func TestIntrospectionAgainstThe015Mode(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock(), queentest.WithCompat("0.15"))
+	client, err := queen.New(srv.URL())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	a := admin.New(client)
+	ctx := context.Background()
+	_, err = client.Queue("orders").Push(ctx, queen.PushItem{Data: 1}, queen.PushItem{Data: 2})
+	require.NoError(t, err)
+	msgs, err := client.Queue("orders").Group("g").SubscriptionMode(queen.SubscribeAll).Batch(1).Pop(ctx)
+	require.NoError(t, err)
+	require.NoError(t, msgs[0].Ack(ctx))
+	srv.Advance(10 * time.Second)
+
+	qs, err := a.Queues(ctx)
+	require.NoError(t, err)
+	require.Len(t, qs, 1)
+	assert.Equal(t, int64(2), qs[0].Messages)
+	info, err := a.QueueInfo(ctx, "orders")
+	require.NoError(t, err)
+	assert.Len(t, info.Partitions, 1)
+	groups, err := a.ConsumerGroups(ctx)
+	require.NoError(t, err)
+	require.Len(t, groups, 1)
+	g, err := a.ConsumerGroup(ctx, "g")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), g.Queues[0].Partitions[0].Lag)
+	peek, err := a.Messages(ctx, admin.MessageQuery{Queue: "orders"})
+	require.NoError(t, err)
+	require.Len(t, peek, 2)
+	assert.JSONEq(t, "2", string(peek[0].Data))
+	_, err = a.ConsumerGroup(ctx, "nobody")
+	assert.ErrorIs(t, err, admin.ErrNotFound)
+	_, err = a.QueueInfo(ctx, "nope")
+	assert.ErrorIs(t, err, admin.ErrNotFound)
+}

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"container/heap"
 	"errors"
 	"slices"
@@ -78,10 +79,8 @@ func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
 			continue
 		}
 		look := lookAt(p, groups, now)
-		if bq.Ascending {
-			m.heads = append(m.heads, &mergeHead{look: look, off: lo, end: hi})
-		} else {
-			m.heads = append(m.heads, &mergeHead{look: look, off: hi, end: lo})
+		if h := newMergeHead(look, look.statusRanges(bq.Status, lo, hi), m.desc); h != nil {
+			m.heads = append(m.heads, h)
 		}
 	}
 	heap.Init(m)
@@ -89,18 +88,13 @@ func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
 	for m.Len() > 0 && len(out.Messages) < bq.Limit {
 		h := m.heads[0]
 		off := h.off
-		if h.off == h.end {
-			heap.Pop(m)
-		} else {
-			if m.desc {
-				h.off--
-			} else {
-				h.off++
-			}
+		if h.advance() {
 			heap.Fix(m, 0)
+		} else {
+			heap.Pop(m)
 		}
 		if bq.Status != "" {
-			if status, _ := h.look.status(off); status != bq.Status {
+			if status, _ := h.look.status(off); status != bq.Status { // a dead letter inside a range
 				continue
 			}
 		}
@@ -125,8 +119,49 @@ type merge struct {
 }
 
 type mergeHead struct {
-	look     *partitionLook
-	off, end int64 // next offset to take, and the last one in the walk's direction
+	look   *partitionLook
+	ranges [][2]int64 // ascending offset intervals to walk, inclusive
+	i      int        // the interval off is in
+	off    int64      // the next offset to take
+	desc   bool
+}
+
+func newMergeHead(look *partitionLook, ranges [][2]int64, desc bool) *mergeHead {
+	if len(ranges) == 0 {
+		return nil
+	}
+	h := &mergeHead{look: look, ranges: ranges, desc: desc, off: ranges[0][0]}
+	if desc {
+		h.i = len(ranges) - 1
+		h.off = ranges[h.i][1]
+	}
+	return h
+}
+
+// advance moves to the next offset in the walk's direction; false when there is none.
+func (h *mergeHead) advance() bool {
+	if h.desc {
+		if h.off > h.ranges[h.i][0] {
+			h.off--
+			return true
+		}
+		if h.i == 0 {
+			return false
+		}
+		h.i--
+		h.off = h.ranges[h.i][1]
+		return true
+	}
+	if h.off < h.ranges[h.i][1] {
+		h.off++
+		return true
+	}
+	if h.i == len(h.ranges)-1 {
+		return false
+	}
+	h.i++
+	h.off = h.ranges[h.i][0]
+	return true
 }
 
 func (m *merge) Len() int { return len(m.heads) }
@@ -317,4 +352,79 @@ func stringOrNil(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// statusRanges is where messages of the given status ("" for any) lie in [lo, hi], found from
+// the groups' positions and leases rather than message by message (R173). Dead letters are
+// listed by their own index; the other ranges may still hold a dead-lettered message, which
+// the caller's status check skips.
+func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
+	last := l.p.lastOffset()
+	var rs [][2]int64
+	switch status {
+	case "":
+		rs = [][2]int64{{0, last}}
+	case statusDeadLetter:
+		offs := make([]int64, 0, len(l.p.stats.deadAt))
+		for off := range l.p.stats.deadAt {
+			offs = append(offs, off)
+		}
+		slices.Sort(offs)
+		for _, off := range offs {
+			rs = append(rs, [2]int64{off, off})
+		}
+	default:
+		done, leased := l.doneAndLeased()
+		switch status {
+		case statusCompleted:
+			rs = [][2]int64{{0, done}}
+		case statusProcessing:
+			rs = leased
+		case statusPending:
+			from := done + 1
+			for _, r := range leased {
+				rs = append(rs, [2]int64{from, r[0] - 1})
+				from = r[1] + 1
+			}
+			rs = append(rs, [2]int64{from, last})
+		}
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if r[0], r[1] = max(r[0], lo), min(r[1], hi); r[0] <= r[1] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// doneAndLeased is the offset up to which the entry status is completed, and the ascending,
+// disjoint intervals above it that are processing (R166).
+func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
+	switch {
+	case l.qm != nil:
+		done = l.qm.pos
+		if l.qm.live != nil && l.qm.leaseLast > done {
+			leased = [][2]int64{{max(done+1, l.qm.leaseFirst), l.qm.leaseLast}}
+		}
+		return done, leased
+	case len(l.named) == 0:
+		return -1, nil
+	}
+	done = l.namedPos[0]
+	for _, v := range l.named {
+		if v.live != nil && v.leaseLast > max(v.pos, done) {
+			leased = append(leased, [2]int64{max(v.pos, done, v.leaseFirst-1) + 1, v.leaseLast})
+		}
+	}
+	slices.SortFunc(leased, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	merged := leased[:0]
+	for _, r := range leased {
+		if n := len(merged); n > 0 && r[0] <= merged[n-1][1]+1 {
+			merged[n-1][1] = max(merged[n-1][1], r[1])
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return done, merged
 }

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -215,4 +216,51 @@ func TestSeekAttachesQueueMode_R154(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.e.ConsumerGroup(QueueMode, "q")
 	assert.ErrorIs(t, err, ErrGroupNotFound)
+}
+
+// R166, R173: a status filter, found by ranges, selects exactly the entries of that status, in
+// both orders, with paging; named groups only (bus) and queue mode (hybrid) alike.
+func TestBrowseStatusFilterMatchesTheStatuses_R166_R173(t *testing.T) {
+	t.Parallel()
+	s := newInspected(t)
+	bus := newFixture(t)
+	bus.push("b", "", "a", "b", "c", "d", "e", "f")
+	bus.ack(ackOf(bus.pop(PopRequest{Queue: "b", Group: "x", SubscriptionMode: "all", Batch: 2}).Messages[1], "completed"))
+	bus.pop(PopRequest{Queue: "b", Group: "x", SubscriptionMode: "all", Batch: 1})
+	bus.pop(PopRequest{Queue: "b", Group: "y", SubscriptionMode: "all", Batch: 4})
+	m := bus.pop(PopRequest{Queue: "b", Group: "z", SubscriptionMode: "all", Batch: 1}).Messages[0]
+	bus.ack(ackOf(m, "dlq"))
+	for _, e := range []*Engine{s.e, bus.e} {
+		for _, q := range []string{"orders", "b"} {
+			all, err := e.Browse(BrowseQuery{Queue: q, Limit: 1000, Ascending: true})
+			if err != nil {
+				continue
+			}
+			for _, status := range []string{statusPending, statusProcessing, statusCompleted, statusDeadLetter} {
+				var want []string
+				for _, m := range all.Messages {
+					if m.Status == status {
+						want = append(want, m.PartitionID+"/"+m.TransactionID)
+					}
+				}
+				for _, asc := range []bool{true, false} {
+					got, err := e.Browse(BrowseQuery{Queue: q, Status: status, Limit: 1000, Ascending: asc})
+					require.NoError(t, err)
+					ids := make([]string, 0, len(got.Messages))
+					for _, m := range got.Messages {
+						ids = append(ids, m.PartitionID+"/"+m.TransactionID)
+					}
+					if !asc {
+						slices.Reverse(ids)
+					}
+					assert.Equal(t, want, append([]string(nil), ids...), "%s %s asc=%v", q, status, asc)
+					if len(want) > 1 {
+						page, err := e.Browse(BrowseQuery{Queue: q, Status: status, Limit: 1, Offset: 1, Ascending: true})
+						require.NoError(t, err)
+						assert.Equal(t, want[1], page.Messages[0].PartitionID+"/"+page.Messages[0].TransactionID)
+					}
+				}
+			}
+		}
+	}
 }
