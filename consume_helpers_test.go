@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -288,4 +290,35 @@ func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// modeBrokerAndClient is brokerAndClient with the broker in mode m (2.0 or 0.15).
+func modeBrokerAndClient(t testing.TB, m testmode.Mode, opts ...queentest.Option) (*queentest.Server, *Client) {
+	t.Helper()
+	return brokerAndClient(t, m.Options(opts...)...)
+}
+
+// deliveries counts on the client side how often each message reached a handler, so that a
+// test's handler does not depend on deliveryAttempt, which 0.15 does not send. next also
+// checks what the message reports: nothing (0) on 0.15, on 2.0 at least the handler's count
+// (the broker also counts deliveries that were released unhandled).
+type deliveries struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (d *deliveries) next(t testing.TB, mode testmode.Mode, m *Message) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.n == nil {
+		d.n = map[string]int{}
+	}
+	d.n[m.TransactionID]++
+	n := d.n[m.TransactionID]
+	if mode.V015 {
+		assert.Zero(t, m.DeliveryAttempt, "%s's delivery attempt", m.TransactionID)
+	} else {
+		assert.GreaterOrEqual(t, m.DeliveryAttempt, n, "%s's delivery attempt", m.TransactionID)
+	}
+	return n
 }

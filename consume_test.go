@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -37,57 +38,59 @@ func decode(t testing.TB, m *Message) payload {
 // partitions run at once.
 func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t)
-	const partitions, perPartition = 16, 10
-	for p := range partitions {
-		pushN(t, c, "order", fmt.Sprintf("p%02d", p), perPartition)
-	}
-
-	var (
-		mu       sync.Mutex
-		seen     = map[string][]int{}
-		running  = map[string]bool{}
-		overlap  bool
-		inFlight atomic.Int32
-	)
-	parallel := newCloseOnce()
-	err := c.Queue("order").Concurrency(8).Limit(partitions*perPartition).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			p := decode(t, m)
-			mu.Lock()
-			if running[p.P] {
-				overlap = true // two messages of one partition at once
-			}
-			running[p.P] = true
-			seen[p.P] = append(seen[p.P], p.I)
-			mu.Unlock()
-			if inFlight.Add(1) >= 2 {
-				parallel.close()
-			}
-			// The first handlers wait until a second one runs: only parallel partitions get past.
-			select {
-			case <-parallel.done():
-			case <-time.After(testTimeout):
-				t.Error("no second handler ran while the first one was running")
-			}
-			inFlight.Add(-1)
-			mu.Lock()
-			running[p.P] = false
-			mu.Unlock()
-			return nil
-		})
-	require.NoError(t, err)
-
-	assert.False(t, overlap, "two messages of one partition were handled at once")
-	require.Len(t, seen, partitions)
-	for p, got := range seen {
-		want := make([]int, perPartition)
-		for i := range want {
-			want[i] = i
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode)
+		const partitions, perPartition = 16, 10
+		for p := range partitions {
+			pushN(t, c, "order", fmt.Sprintf("p%02d", p), perPartition)
 		}
-		assert.Equal(t, want, got, "partition %s", p)
-	}
-	assert.Empty(t, drain(t, c, "order"), "every message was completed")
+
+		var (
+			mu       sync.Mutex
+			seen     = map[string][]int{}
+			running  = map[string]bool{}
+			overlap  bool
+			inFlight atomic.Int32
+		)
+		parallel := newCloseOnce()
+		err := c.Queue("order").Concurrency(8).Limit(partitions*perPartition).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				p := decode(t, m)
+				mu.Lock()
+				if running[p.P] {
+					overlap = true // two messages of one partition at once
+				}
+				running[p.P] = true
+				seen[p.P] = append(seen[p.P], p.I)
+				mu.Unlock()
+				if inFlight.Add(1) >= 2 {
+					parallel.close()
+				}
+				// The first handlers wait until a second one runs: only parallel partitions get past.
+				select {
+				case <-parallel.done():
+				case <-time.After(testTimeout):
+					t.Error("no second handler ran while the first one was running")
+				}
+				inFlight.Add(-1)
+				mu.Lock()
+				running[p.P] = false
+				mu.Unlock()
+				return nil
+			})
+		require.NoError(t, err)
+
+		assert.False(t, overlap, "two messages of one partition were handled at once")
+		require.Len(t, seen, partitions)
+		for p, got := range seen {
+			want := make([]int, perPartition)
+			for i := range want {
+				want[i] = i
+			}
+			assert.Equal(t, want, got, "partition %s", p)
+		}
+		assert.Empty(t, drain(t, c, "order"), "every message was completed")
+	})
 }
 
 // R135, R136, R69, R91: a panic is recovered, logged, reported and acked failed; the message
@@ -95,122 +98,139 @@ func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
 // other partitions complete.
 func TestConsumePanicIsNackedRedeliveredThenDeadLettered(t *testing.T) {
 	t.Parallel()
-	srv := queentest.NewServer(t)
-	var logs testutil.LogBuffer
-	c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)))
-	configureQueue(t, c, "poison", map[string]any{"retryLimit": 2})
-	pushN(t, c, "poison", "bad", 1)
-	for p := range 4 {
-		pushN(t, c, "poison", fmt.Sprintf("good%d", p), 2)
-	}
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv := mode.Server(t)
+		var logs testutil.LogBuffer
+		c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)))
+		configureQueue(t, c, "poison", map[string]any{"retryLimit": 2})
+		pushN(t, c, "poison", "bad", 1)
+		for p := range 4 {
+			pushN(t, c, "poison", fmt.Sprintf("good%d", p), 2)
+		}
 
-	var (
-		mu       sync.Mutex
-		attempts []int
-		good     = map[string]int{}
-		reported errorLog
-	)
-	err := c.Queue("poison").Concurrency(4).Limit(8+3).OnError(reported.record).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if decode(t, m).P == "bad" {
-				attempts = append(attempts, m.DeliveryAttempt)
-				panic("boom")
-			}
-			good[m.TransactionID]++
-			return nil
-		})
-	require.NoError(t, err)
+		var (
+			mu       sync.Mutex
+			attempts []int
+			good     = map[string]int{}
+			reported errorLog
+			seen     deliveries
+		)
+		err := c.Queue("poison").Concurrency(4).Limit(8+3).OnError(reported.record).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if decode(t, m).P == "bad" {
+					attempts = append(attempts, seen.next(t, mode, m))
+					panic("boom")
+				}
+				good[m.TransactionID]++
+				return nil
+			})
+		require.NoError(t, err)
 
-	assert.Equal(t, []int{1, 2, 3}, attempts, "delivered retryLimit+1 times, one attempt higher each")
-	assert.Len(t, good, 8)
-	for id, n := range good {
-		assert.Equal(t, 1, n, "good message %s handled once", id)
-	}
-	dl := deadLetters(t, c, "poison")
-	require.Len(t, dl, 1)
-	assert.Equal(t, "bad-0", dl[0].TransactionID)
-	assert.Equal(t, "panic: boom", dl[0].ErrorMessage)
-	assert.Equal(t, 2, dl[0].RetryCount)
-	assert.Empty(t, drain(t, c, "poison"))
+		assert.Equal(t, []int{1, 2, 3}, attempts, "delivered retryLimit+1 times, one attempt higher each")
+		assert.Len(t, good, 8)
+		for id, n := range good {
+			assert.Equal(t, 1, n, "good message %s handled once", id)
+		}
+		dl := deadLetters(t, c, "poison")
+		require.Len(t, dl, 1)
+		assert.Equal(t, "bad-0", dl[0].TransactionID)
+		assert.Equal(t, "panic: boom", dl[0].ErrorMessage)
+		assert.Equal(t, 2, dl[0].RetryCount)
+		assert.Empty(t, drain(t, c, "poison"))
 
-	msgs, errs := reported.all()
-	require.Len(t, errs, 3, "OnError saw every panic")
-	for i, err := range errs {
-		var p *PanicError
-		require.ErrorAs(t, err, &p)
-		assert.Equal(t, "boom", p.Value)
-		assert.Equal(t, "panic: boom", err.Error())
-		assert.Equal(t, "bad-0", msgs[i].TransactionID)
-	}
-	out := logs.String()
-	assert.Contains(t, out, `"msg":"queen: consume handler panicked"`)
-	assert.Contains(t, out, `"transactionId":"bad-0"`)
-	assert.Contains(t, out, `"attempt":3`)
-	assert.Contains(t, out, `"partition":"bad"`)
-	assert.Contains(t, out, "consume_test.go", "the stack shows the handler")
-	assert.NotContains(t, out, "(*consumer).handleEach", "the stack is trimmed to the handler")
+		msgs, errs := reported.all()
+		require.Len(t, errs, 3, "OnError saw every panic")
+		for i, err := range errs {
+			var p *PanicError
+			require.ErrorAs(t, err, &p)
+			assert.Equal(t, "boom", p.Value)
+			assert.Equal(t, "panic: boom", err.Error())
+			assert.Equal(t, "bad-0", msgs[i].TransactionID)
+		}
+		out := logs.String()
+		assert.Contains(t, out, `"msg":"queen: consume handler panicked"`)
+		assert.Contains(t, out, `"transactionId":"bad-0"`)
+		if !mode.V015 { // 0.15 sends no delivery attempt to log
+			assert.Contains(t, out, `"attempt":3`)
+		}
+		assert.Contains(t, out, `"partition":"bad"`)
+		assert.Contains(t, out, "consume_test.go", "the stack shows the handler")
+		assert.NotContains(t, out, "(*consumer).handleEach", "the stack is trimmed to the handler")
+	})
 }
 
 // R71, R72, R90: Retry redelivers at once without spending the budget; DeadLetter files the
 // message at once with the error's text.
 func TestConsumeRetryAndDeadLetterOutcomesReachTheBroker(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t)
-	configureQueue(t, c, "outcomes", map[string]any{"retryLimit": 0})
-	pushN(t, c, "outcomes", "r", 1)
-	pushN(t, c, "outcomes", "d", 1)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode)
+		configureQueue(t, c, "outcomes", map[string]any{"retryLimit": 0})
+		pushN(t, c, "outcomes", "r", 1)
+		pushN(t, c, "outcomes", "d", 1)
 
-	var mu sync.Mutex
-	var retried []int
-	err := c.Queue("outcomes").Concurrency(2).Limit(3).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			if decode(t, m).P == "d" {
-				return DeadLetter(errors.New("bad input"))
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			retried = append(retried, m.DeliveryAttempt)
-			if m.DeliveryAttempt == 1 {
-				return Retry(errors.New("not yet"))
-			}
-			return nil
-		})
-	require.NoError(t, err)
+		var mu sync.Mutex
+		var retried []int
+		var seen deliveries
+		err := c.Queue("outcomes").Concurrency(2).Limit(3).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				if decode(t, m).P == "d" {
+					return DeadLetter(errors.New("bad input"))
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				n := seen.next(t, mode, m)
+				retried = append(retried, n)
+				if n == 1 {
+					return Retry(errors.New("not yet"))
+				}
+				return nil
+			})
+		require.NoError(t, err)
 
-	assert.Equal(t, []int{1, 2}, retried, "retry came back, and retryLimit 0 was not spent")
-	dl := deadLetters(t, c, "outcomes")
-	require.Len(t, dl, 1)
-	assert.Equal(t, "d-0", dl[0].TransactionID)
-	assert.Equal(t, "bad input", dl[0].ErrorMessage)
-	assert.Equal(t, 0, dl[0].RetryCount)
-	assert.Empty(t, drain(t, c, "outcomes"))
+		assert.Equal(t, []int{1, 2}, retried, "retry came back, and retryLimit 0 was not spent")
+		dl := deadLetters(t, c, "outcomes")
+		require.Len(t, dl, 1)
+		assert.Equal(t, "d-0", dl[0].TransactionID)
+		assert.Equal(t, "bad input", dl[0].ErrorMessage)
+		assert.Equal(t, 0, dl[0].RetryCount)
+		assert.Empty(t, drain(t, c, "outcomes"))
+	})
 }
 
 // A failed message is acked after the completed ones below it, and nothing above it is acked:
 // the rest of the batch comes back (O18, R69).
 func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t)
-	pushN(t, c, "stop", "p", 5)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode)
+		pushN(t, c, "stop", "p", 5)
 
-	var mu sync.Mutex
-	var order []string
-	err := c.Queue("stop").Batch(5).Limit(6).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			mu.Lock()
-			defer mu.Unlock()
-			order = append(order, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
-			if decode(t, m).I == 2 && m.DeliveryAttempt == 1 {
-				return errors.New("transient")
-			}
-			return nil
-		})
-	require.NoError(t, err)
-	// 0 and 1 completed; 2 failed; 3 and 4 were never handled in the first batch.
-	assert.Equal(t, []string{"0@1", "1@1", "2@1", "2@2", "3@2", "4@2"}, order)
-	assert.Empty(t, drain(t, c, "stop"))
+		var mu sync.Mutex
+		var order, attempts []string
+		var seen deliveries
+		err := c.Queue("stop").Batch(5).Limit(6).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				mu.Lock()
+				defer mu.Unlock()
+				n := seen.next(t, mode, m)
+				order = append(order, fmt.Sprintf("%d#%d", decode(t, m).I, n))
+				attempts = append(attempts, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
+				if decode(t, m).I == 2 && n == 1 {
+					return errors.New("transient")
+				}
+				return nil
+			})
+		require.NoError(t, err)
+		// 0 and 1 completed; 2 failed; 3 and 4 were never handled in the first batch.
+		assert.Equal(t, []string{"0#1", "1#1", "2#1", "2#2", "3#1", "4#1"}, order, "handled, and how often")
+		if !mode.V015 { // 3 and 4 were leased with the first batch and released
+			assert.Equal(t, []string{"0@1", "1@1", "2@1", "2@2", "3@2", "4@2"}, attempts)
+		}
+		assert.Empty(t, drain(t, c, "stop"))
+	})
 }
 
 // A failed that spends the last retry files the message (R70) and leaves the lease on the
@@ -218,184 +238,209 @@ func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
 // after the lease (R71, R84). The broker's clock never moves here: only a release frees them.
 func TestConsumeDeadLetteredFailureDoesNotStrandTheRestOfTheBatch(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t, queentest.WithManualClock())
-	configureQueue(t, c, "strand", map[string]any{"retryLimit": 0})
-	pushN(t, c, "strand", "p", 4)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
+		configureQueue(t, c, "strand", map[string]any{"retryLimit": 0})
+		pushN(t, c, "strand", "p", 4)
 
-	var order []string
-	err := c.Queue("strand").Batch(4).Limit(4).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			order = append(order, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
-			if decode(t, m).I == 1 {
-				return errors.New("poison")
-			}
-			return nil
-		})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"0@1", "1@1", "2@2", "3@2"}, order)
-	require.Len(t, deadLetters(t, c, "strand"), 1)
-	assert.Empty(t, drain(t, c, "strand"))
+		var order, attempts []string
+		var seen deliveries
+		err := c.Queue("strand").Batch(4).Limit(4).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				order = append(order, fmt.Sprintf("%d#%d", decode(t, m).I, seen.next(t, mode, m)))
+				attempts = append(attempts, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
+				if decode(t, m).I == 1 {
+					return errors.New("poison")
+				}
+				return nil
+			})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"0#1", "1#1", "2#1", "3#1"}, order, "handled, and how often")
+		if !mode.V015 { // 2 and 3 were leased with the first batch and released
+			assert.Equal(t, []string{"0@1", "1@1", "2@2", "3@2"}, attempts)
+		}
+		require.Len(t, deadLetters(t, c, "strand"), 1)
+		assert.Empty(t, drain(t, c, "strand"))
+	})
 }
 
 // The same for a BatchHandler that settled the first message itself and failed on the second.
 func TestConsumeBatchDeadLetteredFailureDoesNotStrandTheRest(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t, queentest.WithManualClock())
-	configureQueue(t, c, "strand-batch", map[string]any{"retryLimit": 0})
-	pushN(t, c, "strand-batch", "p", 4)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
+		configureQueue(t, c, "strand-batch", map[string]any{"retryLimit": 0})
+		pushN(t, c, "strand-batch", "p", 4)
 
-	var order []string
-	err := c.Queue("strand-batch").Batch(4).AutoAck(false).Limit(6).
-		Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
-			for _, m := range msgs {
-				order = append(order, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
-			}
-			if msgs[0].DeliveryAttempt == 1 {
-				require.NoError(t, msgs[0].Ack(ctx))
-				return errors.New("poison") // fails msgs[1], the first one left unsettled
-			}
-			for _, m := range msgs {
-				require.NoError(t, m.Ack(ctx))
-			}
-			return nil
-		})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"0@1", "1@1", "2@1", "3@1", "2@2", "3@2"}, order)
-	require.Len(t, deadLetters(t, c, "strand-batch"), 1)
-	assert.Empty(t, drain(t, c, "strand-batch"))
+		var order []string
+		var seen deliveries
+		err := c.Queue("strand-batch").Batch(4).AutoAck(false).Limit(6).
+			Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
+				first := 0
+				for i, m := range msgs {
+					n := seen.next(t, mode, m)
+					order = append(order, fmt.Sprintf("%d@%d", decode(t, m).I, n))
+					if i == 0 {
+						first = n
+					}
+				}
+				if first == 1 {
+					require.NoError(t, msgs[0].Ack(ctx))
+					return errors.New("poison") // fails msgs[1], the first one left unsettled
+				}
+				for _, m := range msgs {
+					require.NoError(t, m.Ack(ctx))
+				}
+				return nil
+			})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"0@1", "1@1", "2@1", "3@1", "2@2", "3@2"}, order)
+		require.Len(t, deadLetters(t, c, "strand-batch"), 1)
+		assert.Empty(t, drain(t, c, "strand-batch"))
+	})
 }
 
 // A BatchHandler receives one partition's messages per call, in offset order; Partitions(4)
 // claims four partitions in one pop (R32), which the loop splits by partition.
 func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 	t.Parallel()
-	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
-	c := newTestClient(t, url)
-	for p := range 4 {
-		pushN(t, c, "batches", fmt.Sprintf("p%d", p), 5)
-	}
-	var mu sync.Mutex
-	got := map[string][]int{}
-	leases := map[string]bool{}
-	err := c.Queue("batches").Batch(20).Partitions(4).Concurrency(4).Limit(20).
-		Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
-			mu.Lock()
-			defer mu.Unlock()
-			part := msgs[0].PartitionID
-			leases[msgs[0].LeaseID] = true
-			for _, m := range msgs {
-				assert.Equal(t, part, m.PartitionID, "one partition per call")
-				p := decode(t, m)
-				got[p.P] = append(got[p.P], p.I)
-			}
-			return nil
-		})
-	require.NoError(t, err)
-	require.Len(t, got, 4)
-	for p, is := range got {
-		assert.Equal(t, []int{0, 1, 2, 3, 4}, is, p)
-	}
-	assert.Len(t, leases, 1, "the four partitions came from one pop")
-	assert.Equal(t, 4, proxy.count("POST ack"), "one batch ack per partition")
-	assert.Empty(t, drain(t, c, "batches"))
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv := mode.Server(t)
+		proxy, url := newCounting(t, srv.Handler())
+		c := newTestClient(t, url)
+		for p := range 4 {
+			pushN(t, c, "batches", fmt.Sprintf("p%d", p), 5)
+		}
+		var mu sync.Mutex
+		got := map[string][]int{}
+		leases := map[string]bool{}
+		err := c.Queue("batches").Batch(20).Partitions(4).Concurrency(4).Limit(20).
+			Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
+				mu.Lock()
+				defer mu.Unlock()
+				part := msgs[0].PartitionID
+				leases[msgs[0].LeaseID] = true
+				for _, m := range msgs {
+					assert.Equal(t, part, m.PartitionID, "one partition per call")
+					p := decode(t, m)
+					got[p.P] = append(got[p.P], p.I)
+				}
+				return nil
+			})
+		require.NoError(t, err)
+		require.Len(t, got, 4)
+		for p, is := range got {
+			assert.Equal(t, []int{0, 1, 2, 3, 4}, is, p)
+		}
+		assert.Len(t, leases, 1, "the four partitions came from one pop")
+		assert.Equal(t, 4, proxy.count("POST ack"), "one batch ack per partition")
+		assert.Empty(t, drain(t, c, "batches"))
+	})
 }
 
 // R136: with AutoAck(false) a handler acks itself; what it left unsettled when it fails is
 // nacked; what it settled is not acked twice.
 func TestConsumeWithoutAutoAck(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t)
-	pushN(t, c, "manual", "p", 2)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode)
+		pushN(t, c, "manual", "p", 2)
 
-	var mu sync.Mutex
-	var handled []string
-	var reported errorLog
-	err := c.Queue("manual").AutoAck(false).Limit(3).OnError(reported.record).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			mu.Lock()
-			handled = append(handled, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
-			mu.Unlock()
-			if decode(t, m).I == 0 {
-				assert.NoError(t, m.Ack(ctx))
-				return nil
-			}
-			if m.DeliveryAttempt == 1 {
-				return errors.New("left unsettled")
-			}
-			return m.Ack(ctx)
-		})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"0@1", "1@1", "1@2"}, handled)
-	_, errs := reported.all()
-	require.Len(t, errs, 1, "only the handler failure; no ack was refused")
-	assert.EqualError(t, errs[0], "left unsettled")
-	assert.Empty(t, drain(t, c, "manual"))
+		var mu sync.Mutex
+		var handled []string
+		var reported errorLog
+		var seen deliveries
+		err := c.Queue("manual").AutoAck(false).Limit(3).OnError(reported.record).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				mu.Lock()
+				n := seen.next(t, mode, m)
+				handled = append(handled, fmt.Sprintf("%d@%d", decode(t, m).I, n))
+				mu.Unlock()
+				if decode(t, m).I == 0 {
+					assert.NoError(t, m.Ack(ctx))
+					return nil
+				}
+				if n == 1 {
+					return errors.New("left unsettled")
+				}
+				return m.Ack(ctx)
+			})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"0@1", "1@1", "1@2"}, handled)
+		_, errs := reported.all()
+		require.Len(t, errs, 1, "only the handler failure; no ack was refused")
+		assert.EqualError(t, errs[0], "left unsettled")
+		assert.Empty(t, drain(t, c, "manual"))
+	})
 }
 
 // Limit is exact across goroutines; the messages leased beyond it are released at once.
 func TestConsumeLimitIsExactAcrossGoroutines(t *testing.T) {
 	t.Parallel()
-	srv, c := brokerAndClient(t, queentest.WithManualClock())
-	for p := range 8 {
-		pushN(t, c, "limit", fmt.Sprintf("p%d", p), 5)
-	}
-	var handled atomic.Int32
-	err := c.Queue("limit").Batch(10).Concurrency(4).Limit(5).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			handled.Add(1)
-			return nil
-		})
-	require.NoError(t, err)
-	assert.EqualValues(t, 5, handled.Load())
-	_ = srv // the clock never moved: what is left came back by release, not by expiry
-	assert.Len(t, drain(t, c, "limit"), 40-5)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
+		for p := range 8 {
+			pushN(t, c, "limit", fmt.Sprintf("p%d", p), 5)
+		}
+		var handled atomic.Int32
+		err := c.Queue("limit").Batch(10).Concurrency(4).Limit(5).Each().
+			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				handled.Add(1)
+				return nil
+			})
+		require.NoError(t, err)
+		assert.EqualValues(t, 5, handled.Load())
+		_ = srv // the clock never moved: what is left came back by release, not by expiry
+		assert.Len(t, drain(t, c, "limit"), 40-5)
+	})
 }
 
 // After ctx is done: running handlers finish and are acked, unstarted messages come back at
 // once (no expiry needed), nothing is lost or handled twice, and Consume returns nil.
 func TestConsumeCancelMidBatch(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t, queentest.WithManualClock())
-	pushN(t, c, "cancel", "p", 10)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
+		pushN(t, c, "cancel", "p", 10)
 
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	started, release := make(chan struct{}), make(chan struct{})
-	var mu sync.Mutex
-	var first []int
-	done := runConsume(func() error {
-		return c.Queue("cancel").Batch(10).Each().Consume(ctx, func(hctx context.Context, m *Message) error {
-			i := decode(t, m).I
-			mu.Lock()
-			first = append(first, i)
-			mu.Unlock()
-			if i == 2 {
-				close(started)
-				<-release
-				if hctx.Err() != nil {
-					t.Error("the handler ctx was cancelled within the shutdown grace")
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		started, release := make(chan struct{}), make(chan struct{})
+		var mu sync.Mutex
+		var first []int
+		done := runConsume(func() error {
+			return c.Queue("cancel").Batch(10).Each().Consume(ctx, func(hctx context.Context, m *Message) error {
+				i := decode(t, m).I
+				mu.Lock()
+				first = append(first, i)
+				mu.Unlock()
+				if i == 2 {
+					close(started)
+					<-release
+					if hctx.Err() != nil {
+						t.Error("the handler ctx was cancelled within the shutdown grace")
+					}
 				}
-			}
+				return nil
+			})
+		})
+		wait(t, started, "the third message")
+		cancel()
+		close(release)
+		require.NoError(t, wait(t, done, "Consume to return"))
+		assert.Equal(t, []int{0, 1, 2}, first)
+
+		// Released with retry: they are there now, one attempt higher, on an unmoved clock.
+		var second []int
+		err := c.Queue("cancel").Limit(7).Batch(10).Each().Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			assert.Equal(t, mode.Attempt(2), m.DeliveryAttempt)
+			second = append(second, decode(t, m).I)
 			return nil
 		})
+		require.NoError(t, err)
+		assert.Equal(t, []int{3, 4, 5, 6, 7, 8, 9}, second)
+		assert.Empty(t, drain(t, c, "cancel"))
 	})
-	wait(t, started, "the third message")
-	cancel()
-	close(release)
-	require.NoError(t, wait(t, done, "Consume to return"))
-	assert.Equal(t, []int{0, 1, 2}, first)
-
-	// Released with retry: they are there now, one attempt higher, on an unmoved clock.
-	var second []int
-	err := c.Queue("cancel").Limit(7).Batch(10).Each().Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-		assert.Equal(t, 2, m.DeliveryAttempt)
-		second = append(second, decode(t, m).I)
-		return nil
-	})
-	require.NoError(t, err)
-	assert.Equal(t, []int{3, 4, 5, 6, 7, 8, 9}, second)
-	assert.Empty(t, drain(t, c, "cancel"))
 }
 
 // A pop in flight when the stop begins loses nothing: what it brings is released with retry
