@@ -46,6 +46,12 @@ type DeadLetter struct {
 
 // DeadLetters lists one page of dead letters.
 func (a *Admin) DeadLetters(ctx context.Context, q DLQQuery) (DLQPage, error) {
+	return a.deadLetters(ctx, q, true)
+}
+
+// deadLetters lists one page. A broker that does not page (0.15) lists everything, which cut
+// trims to q.Limit.
+func (a *Admin) deadLetters(ctx context.Context, q DLQQuery, cut bool) (DLQPage, error) {
 	query, err := q.values()
 	if err != nil {
 		return DLQPage{}, err
@@ -70,7 +76,7 @@ func (a *Admin) DeadLetters(ctx context.Context, q DLQQuery) (DLQPage, error) {
 		page.DeadLetters = append(page.DeadLetters, deadLetter(w))
 	}
 	// A 0.15 broker lists everything whatever the limit; keep the page the caller asked for.
-	if answer.Total == nil && q.Limit > 0 && len(page.DeadLetters) > q.Limit {
+	if cut && answer.Total == nil && q.Limit > 0 && len(page.DeadLetters) > q.Limit {
 		page.DeadLetters = page.DeadLetters[:q.Limit]
 	}
 	return page, nil
@@ -83,7 +89,7 @@ func (a *Admin) AllDeadLetters(ctx context.Context, q DLQQuery) ([]DeadLetter, e
 	q.Offset = 0
 	var all []DeadLetter
 	for {
-		page, err := a.DeadLetters(ctx, q)
+		page, err := a.deadLetters(ctx, q, false)
 		if err != nil {
 			return all, err
 		}

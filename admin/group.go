@@ -2,7 +2,10 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"net/url"
+
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // DeleteConsumerGroup forgets the group on every queue: its cursors, live leases (their lease
@@ -13,10 +16,7 @@ func (a *Admin) DeleteConsumerGroup(ctx context.Context, group string) error {
 		return err
 	}
 	path := "/api/v1/consumer-groups/" + url.PathEscape(group)
-	if err := a.call(ctx, "DELETE", path, nil, nil, nil); err != nil {
-		return notFound(err, "consumer group "+quote(group))
-	}
-	return nil
+	return a.deleteGroup(ctx, path, "consumer group "+quote(group))
 }
 
 // DeleteConsumerGroupOnQueue is DeleteConsumerGroup on one queue only.
@@ -28,8 +28,18 @@ func (a *Admin) DeleteConsumerGroupOnQueue(ctx context.Context, group, queue str
 		return err
 	}
 	path := "/api/v1/consumer-groups/" + url.PathEscape(group) + "/queues/" + url.PathEscape(queue)
-	if err := a.call(ctx, "DELETE", path, nil, nil, nil); err != nil {
-		return notFound(err, "consumer group "+quote(group)+" on queue "+quote(queue))
+	return a.deleteGroup(ctx, path, "consumer group "+quote(group)+" on queue "+quote(queue))
+}
+
+// deleteGroup sends a group deletion. A 0.15 broker answers an unknown group with a success
+// that deleted nothing, so no deleted partition means not found on every broker.
+func (a *Admin) deleteGroup(ctx context.Context, path, what string) error {
+	var answer wire.DeleteGroupAnswer
+	if err := a.call(ctx, "DELETE", path, nil, nil, &answer); err != nil {
+		return notFound(err, what)
+	}
+	if answer.DeletedPartitions == 0 {
+		return fmt.Errorf("%w: %s (the broker deleted nothing: deletedPartitions 0)", ErrNotFound, what)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"time"
 
@@ -32,6 +33,8 @@ type QueueConfig struct {
 	LeaseTime       time.Duration `json:"leaseTime"`
 	RetryLimit      int           `json:"retryLimit"`
 	DeadLetterQueue bool          `json:"deadLetterQueue"`
+	// DeadLetterQueueIgnored: the broker files dead letters whatever DeadLetterQueue says (0.15).
+	DeadLetterQueueIgnored bool `json:"deadLetterQueueIgnored"`
 }
 
 // ConfigureQueue creates the queue (and its Default partition) if missing and sets its options
@@ -65,6 +68,9 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 		LeaseTime:       time.Duration(deref(answer.Options.LeaseTime)) * time.Second,
 		RetryLimit:      int(deref(answer.Options.RetryLimit)),
 		DeadLetterQueue: deref(answer.Options.DeadLetterQueue),
+		// Only a 0.15 broker echoes its whole option set, dlqAfterMaxRetries included; it
+		// ignores deadLetterQueue.
+		DeadLetterQueueIgnored: answer.Options.Other["dlqAfterMaxRetries"] != nil,
 	}, nil
 }
 
@@ -75,8 +81,12 @@ func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
 		return err
 	}
 	path := "/api/v1/resources/queues/" + url.PathEscape(queue)
-	if err := a.call(ctx, "DELETE", path, nil, nil, nil); err != nil {
+	var answer wire.DeleteQueueAnswer
+	if err := a.call(ctx, "DELETE", path, nil, nil, &answer); err != nil {
 		return notFound(err, "queue "+quote(queue))
+	}
+	if answer.Existed != nil && !*answer.Existed { // a 0.15 broker's answer for an unknown queue
+		return fmt.Errorf("%w: queue %s (the broker deleted nothing: existed false)", ErrNotFound, quote(queue))
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ type Replayed struct {
 	PartitionID   string `json:"partitionId"`   // where the copy is
 	Offset        int64  `json:"offset"`        // the copy's offset; -1 when the broker does not say (0.15)
 	Emulated      bool   `json:"emulated"`      // pushed by this package because the broker has no replay route (0.15)
+	Duplicate     bool   `json:"duplicate"`     // emulated, and the copy existed already: nothing new was stored
 }
 
 // ReplayDeadLetter pushes a copy of the dead letter's message to the end of its original
@@ -92,7 +93,8 @@ func (a *Admin) emulateReplay(ctx context.Context, id string) (Replayed, error) 
 	default:
 		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q: push status %q: %s", id, r.Status, r.Error)
 	}
-	out := Replayed{ID: id, TransactionID: txID, PartitionID: deref(r.PartitionID), Offset: -1, Emulated: true}
+	out := Replayed{ID: id, TransactionID: txID, PartitionID: deref(r.PartitionID), Offset: -1, Emulated: true,
+		Duplicate: r.Status == "duplicate"}
 	if out.PartitionID == "" { // a 0.15 duplicate omits it
 		out.PartitionID = dl.PartitionID
 	}

@@ -285,6 +285,8 @@ func TestConfigure015_O21_G1(t *testing.T) {
 		PartitionID: "dd2c5c1f-d21d-45e5-bfda-4fae8eb77fc2",
 		LeaseTime:   2 * time.Second,
 		RetryLimit:  3,
+		// 0.15 files dead letters whatever deadLetterQueue says (O21).
+		DeadLetterQueueIgnored: true,
 	}, cfg)
 }
 
@@ -313,6 +315,25 @@ func TestDeleteConsumerGroup015_F9_F10(t *testing.T) {
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
 
+// O29: a 0.15 broker answers the deletion of an unknown queue or group with a 200 that deleted
+// nothing (captures C3 and C6 of the introspection transcript); the SDK says not found.
+func TestDeleteUnknown015_O29_IsNotFound(t *testing.T) {
+	t.Parallel()
+	a, mt := mockAdmin(t)
+	mt.RegisterResponder("DELETE", broker+"/api/v1/resources/queues/spec-insp-115691",
+		httpmock.NewStringResponder(200, `{"deleted":true,"existed":false,"queue":"spec-insp-115691"}`))
+	mt.RegisterResponder("DELETE", broker+"/api/v1/consumer-groups/spec-gC",
+		httpmock.NewStringResponder(200, `{"consumerGroup":"spec-gC","deletedPartitions":0,"metadataDeleted":true,"success":true}`))
+	mt.RegisterResponder("DELETE", broker+"/api/v1/consumer-groups/spec-gC/queues/q",
+		httpmock.NewStringResponder(200, `{"consumerGroup":"spec-gC","deletedPartitions":0,"metadataDeleted":true,"queueName":"q","success":true}`))
+
+	err := a.DeleteQueue(context.Background(), "spec-insp-115691")
+	require.ErrorIs(t, err, admin.ErrNotFound)
+	assert.Contains(t, err.Error(), `"spec-insp-115691"`)
+	require.ErrorIs(t, a.DeleteConsumerGroup(context.Background(), "spec-gC"), admin.ErrNotFound)
+	require.ErrorIs(t, a.DeleteConsumerGroupOnQueue(context.Background(), "spec-gC", "q"), admin.ErrNotFound)
+}
+
 func TestDeleteQueue015_NoRouteIsUnsupported(t *testing.T) {
 	t.Parallel()
 	a, mt := mockAdmin(t)
@@ -329,7 +350,7 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 	var path string
 	mt.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
 		path = r.URL.EscapedPath()
-		return httpmock.NewStringResponse(200, `{"success":true,"consumerGroup":"a/b"}`), nil
+		return httpmock.NewStringResponse(200, `{"success":true,"consumerGroup":"a/b","deletedPartitions":1}`), nil
 	})
 
 	require.NoError(t, a.DeleteConsumerGroup(context.Background(), "a/b c"))

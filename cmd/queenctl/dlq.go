@@ -39,6 +39,9 @@ func (a *app) dlqList(args []string) error {
 	if err != nil {
 		return fmt.Errorf("dlq list --queue %q: %w", *queue, err)
 	}
+	if *offset > 0 && page.Total < 0 { // a broker that does not page (0.15) lists nothing past 0
+		return fmt.Errorf("dlq list --offset %d: the broker cannot page its dead-letter list (it reports no total and lists nothing past offset 0); list without --offset", *offset)
+	}
 	if c.jsonOut() {
 		return writeJSON(a.stdout, page)
 	}
@@ -92,7 +95,10 @@ func (a *app) dlqReplay(args []string) error {
 			return nil, "", err
 		}
 		line := fmt.Sprintf("replayed %s as %s (partition %s, offset %s)", id, r.TransactionID, r.PartitionID, offsetText(r.Offset))
-		if r.Emulated {
+		switch {
+		case r.Duplicate:
+			line = fmt.Sprintf("replayed %s before: %s exists already in partition %s, nothing stored (the broker has no replay route, the dead letter stays listed)", id, r.TransactionID, r.PartitionID)
+		case r.Emulated:
 			line += " by a push: the broker has no replay route, the dead letter stays listed"
 		}
 		return r, line, nil

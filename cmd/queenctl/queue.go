@@ -126,8 +126,10 @@ func (a *app) printChanges(c *command, queue string, changes []change, dryRun bo
 			LeaseTimeSeconds int64    `json:"leaseTimeSeconds"`
 			RetryLimit       int      `json:"retryLimit"`
 			DeadLetterQueue  bool     `json:"deadLetterQueue"`
+			DLQIgnored       bool     `json:"deadLetterQueueIgnored,omitempty"`
 		}{queue, dryRun, changes, cfg.QueueID, cfg.PartitionID, cfg.Namespace, cfg.Task,
-			int64(cfg.LeaseTime.Seconds()), cfg.RetryLimit, cfg.DeadLetterQueue}
+			int64(cfg.LeaseTime.Seconds()), cfg.RetryLimit, cfg.DeadLetterQueue || cfg.DeadLetterQueueIgnored,
+			cfg.DeadLetterQueueIgnored}
 		if out.Changes == nil {
 			out.Changes = []change{}
 		}
@@ -149,6 +151,10 @@ func (a *app) printChanges(c *command, queue string, changes []change, dryRun bo
 			}
 			continue
 		}
+		if ch.Field == "dead-letter queue" && cfg.DeadLetterQueueIgnored {
+			fmt.Fprintf(a.stdout, "queue %s: dead-letter queue not changed: the broker ignores the setting and files dead letters\n", queue)
+			continue
+		}
 		fmt.Fprintf(a.stdout, "queue %s: %s %s: %s -> %s\n", queue, verb, ch.Field, dash(ch.From), dash(ch.To))
 	}
 	if dryRun {
@@ -157,7 +163,11 @@ func (a *app) printChanges(c *command, queue string, changes []change, dryRun bo
 	}
 	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "QUEUE\tLEASE TIME\tRETRY LIMIT\tDEAD-LETTER QUEUE\tNAMESPACE\tTASK")
-	fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", cfg.Queue, cfg.LeaseTime, cfg.RetryLimit, onOff(cfg.DeadLetterQueue), dash(cfg.Namespace), dash(cfg.Task))
+	dlq := onOff(cfg.DeadLetterQueue)
+	if cfg.DeadLetterQueueIgnored {
+		dlq = "on (the broker ignores the setting)"
+	}
+	fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", cfg.Queue, cfg.LeaseTime, cfg.RetryLimit, dlq, dash(cfg.Namespace), dash(cfg.Task))
 	return tw.Flush()
 }
 
