@@ -97,7 +97,7 @@ func (a *app) dlqReplay(args []string) error {
 		line := fmt.Sprintf("replayed %s as %s (partition %s, offset %s)", id, r.TransactionID, r.PartitionID, offsetText(r.Offset))
 		switch {
 		case r.Duplicate:
-			line = fmt.Sprintf("replayed %s before: %s exists already in partition %s, nothing stored (the broker has no replay route, the dead letter stays listed)", id, r.TransactionID, r.PartitionID)
+			line = fmt.Sprintf("replayed %s as %s before: a duplicate, nothing stored (partition %s); the broker has no replay route, the dead letter stays listed", id, r.TransactionID, r.PartitionID)
 		case r.Emulated:
 			line += " by a push: the broker has no replay route, the dead letter stays listed"
 		}
