@@ -54,7 +54,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	for _, m := range again {
-		fmt.Fprintf(out, "redelivered %s (attempt %d)\n", m.TransactionID, m.DeliveryAttempt)
+		fmt.Fprintf(out, "redelivered %s (attempt %s)\n", m.TransactionID, exampleenv.Attempt(m))
 	}
 	// Settle the redelivered batch one message at a time; a second settle is refused locally.
 	if err := again[0].Ack(ctx); err != nil {

@@ -78,10 +78,10 @@ func run(ctx context.Context, out io.Writer) error {
 			return queen.DeadLetter(err) // a malformed order will never succeed
 		}
 		if o.ID == 3 && !cardFixed.Load() {
-			say("order %d: card declined (attempt %d)\n", o.ID, m.DeliveryAttempt)
+			say("order %d: card declined (attempt %s)\n", o.ID, exampleenv.Attempt(m))
 			return errors.New("card declined")
 		}
-		say("order %d: charged %d (attempt %d)\n", o.ID, o.Amount, m.DeliveryAttempt)
+		say("order %d: charged %d (attempt %s)\n", o.ID, o.Amount, exampleenv.Attempt(m))
 		return nil
 	}
 	if err := billing.Each().Consume(ctx, handle); err != nil {

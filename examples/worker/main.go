@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				log.Warn("broker unavailable, backing off", "err", err)
 				return
 			}
-			log.Error("job failed", "tx", m.TransactionID, "attempt", m.DeliveryAttempt, "err", err)
+			log.Error("job failed", "tx", m.TransactionID, "attempt", exampleenv.Attempt(m), "err", err)
 		})
 	if *demo > 0 {
 		consumer = consumer.Limit(*demo)

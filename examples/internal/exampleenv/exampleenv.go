@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -43,12 +44,13 @@ func Connect(opts ...queen.Option) (*queen.Client, func(), error) {
 }
 
 // Broker returns the URL and token of the broker to use, and a func that stops it when it was
-// started here.
+// started here. The in-process broker answers as the Queen version QUEEN_COMPAT names ("0.15"),
+// else as 2.0.
 func Broker() (url, token string, stop func(), err error) {
 	if url := os.Getenv("QUEEN_URL"); url != "" {
 		return url, os.Getenv("QUEEN_TOKEN"), func() {}, nil
 	}
-	srv, err := queentest.Start()
+	srv, err := queentest.Start(queentest.WithCompat(os.Getenv("QUEEN_COMPAT")))
 	if err != nil {
 		return "", "", nil, fmt.Errorf("start the reference broker: %w", err)
 	}
@@ -62,4 +64,21 @@ func QueueName(base string) string {
 		return base
 	}
 	return fmt.Sprintf("%s-%d", base, time.Now().UnixNano())
+}
+
+// Attempt is a message's delivery attempt for printing: "?" when the broker does not count
+// them (0.15 sends none, and the message says 0).
+func Attempt(m *queen.Message) string {
+	if m.DeliveryAttempt <= 0 {
+		return "?"
+	}
+	return strconv.Itoa(m.DeliveryAttempt)
+}
+
+// Count is a total for printing: "unknown" when the broker does not report it (-1).
+func Count(n int) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(n)
 }
