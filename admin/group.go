@@ -38,7 +38,7 @@ func (a *Admin) deleteGroup(ctx context.Context, path, what string) error {
 	if err := a.call(ctx, "DELETE", path, nil, nil, &answer); err != nil {
 		return notFound(err, what)
 	}
-	if answer.DeletedPartitions == 0 {
+	if answer.DeletedPartitions != nil && *answer.DeletedPartitions == 0 {
 		return fmt.Errorf("%w: %s (the broker deleted nothing: deletedPartitions 0)", ErrNotFound, what)
 	}
 	return nil

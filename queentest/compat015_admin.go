@@ -124,7 +124,7 @@ func (s *Server) handleDeleteGroup015(w http.ResponseWriter, r *http.Request) {
 		writeFailure015(w, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.DeleteGroup015{ConsumerGroup: group, DeletedPartitions: n,
+	writeJSON(w, http.StatusOK, wire.DeleteGroupAnswer{ConsumerGroup: group, DeletedPartitions: &n,
 		MetadataDeleted: deleteMetadata, QueueName: queue, Success: true})
 }
 
@@ -137,5 +137,6 @@ func (s *Server) handleDeleteQueue015(w http.ResponseWriter, r *http.Request) {
 		writeFailure015(w, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, wire.DeleteQueue015{Deleted: true, Existed: err == nil, Queue: queue})
+	existed := err == nil
+	writeJSON(w, http.StatusOK, wire.DeleteQueueAnswer{Deleted: true, Existed: &existed, Queue: queue})
 }

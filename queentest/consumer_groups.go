@@ -97,5 +97,5 @@ func (s *Server) deleteGroup(w http.ResponseWriter, r *http.Request, queue strin
 		return
 	}
 	writeJSON(w, http.StatusOK, wire.DeleteGroupAnswer{Success: true, ConsumerGroup: group, QueueName: queue,
-		DeletedPartitions: n, MetadataDeleted: deleteMetadata})
+		DeletedPartitions: &n, MetadataDeleted: deleteMetadata})
 }

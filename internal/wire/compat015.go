@@ -187,20 +187,3 @@ type Seek015 struct {
 	Success           bool     `json:"success"`
 	TargetTimestamp   *Time015 `json:"targetTimestamp"`
 }
-
-// DeleteQueue015 is 0.15's queue deletion answer, 200 whether or not the queue existed.
-type DeleteQueue015 struct {
-	Deleted bool   `json:"deleted"`
-	Existed bool   `json:"existed"`
-	Queue   string `json:"queue"`
-}
-
-// DeleteGroup015 is 0.15's group deletion answer, 200 with deletedPartitions 0 for an unknown
-// group; queueName only on the per-queue route.
-type DeleteGroup015 struct {
-	ConsumerGroup     string `json:"consumerGroup"`
-	DeletedPartitions int    `json:"deletedPartitions"`
-	MetadataDeleted   bool   `json:"metadataDeleted"`
-	QueueName         string `json:"queueName,omitempty"`
-	Success           bool   `json:"success"`
-}

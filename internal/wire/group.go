@@ -23,6 +23,6 @@ type DeleteGroupAnswer struct {
 	Success           bool   `json:"success"`
 	ConsumerGroup     string `json:"consumerGroup"`
 	QueueName         string `json:"queueName,omitzero"`
-	DeletedPartitions int    `json:"deletedPartitions"`
+	DeletedPartitions *int   `json:"deletedPartitions"` // nil when absent; 0 from 0.15 means the group was unknown
 	MetadataDeleted   bool   `json:"metadataDeleted"`
 }
