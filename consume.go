@@ -341,7 +341,14 @@ func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
 		ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
 		results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
 		cancel()
-		if err == nil {
+		if results != nil {
+			// Answered. With an error too, the first answer was lost and the resend's refusals
+			// may be the first request's doing: the outcome is unknown, and asking again
+			// cannot tell.
+			if err != nil {
+				l.log.ackOutcomeUnknown(items[0].Message, err)
+				return results
+			}
 			for i, r := range results {
 				if !r.Success {
 					l.log.ackRefused(items[i], r.Error)

@@ -291,3 +291,24 @@ func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
 	cancel()
 	require.NoError(t, wait(t, done, "Consume"))
 }
+
+// An ack whose answer was lost after the broker applied it is resent once by the transport;
+// the resend's refusal is reported as an unknown outcome and not sent again.
+func TestConsumeAckWithALostAnswerIsNotResentForever(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	proxy, base := newCounting(t, srv.Handler())
+	c := newTestClient(t, base)
+	pushN(t, c, "lost-answer", "p", 1)
+	srv.Fail(queentest.Fault{Route: "ack", After: true})
+	var reported errorLog
+	err := c.Queue("lost-answer").Limit(1).OnError(reported.record).Each().
+		Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+	require.NoError(t, err)
+	assert.Equal(t, 2, proxy.count("POST ack"), "the request and the transport's one resend")
+	_, errs := reported.all()
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrOutcomeUnknown)
+	srv.Advance(61 * time.Second)
+	assert.Empty(t, drain(t, c, "lost-answer"), "the first ack was applied")
+}

@@ -127,6 +127,14 @@ func (r *consumeLog) leaseLost(m *Message) {
 	r.report(m, errorfLeaseLost(m))
 }
 
+// ackOutcomeUnknown reports an ack whose answer was lost and whose resend was refused: the
+// first request may have been applied.
+func (r *consumeLog) ackOutcomeUnknown(m *Message, err error) {
+	r.logger.Warn("queen: consume ack outcome unknown; the messages may be delivered again",
+		append(messageAttrs(m), "error", err)...)
+	r.report(nil, err)
+}
+
 // ackRetrying reports an ack that got no answer and is sent again while the lease holds.
 func (r *consumeLog) ackRetrying(m *Message, err error) {
 	r.logger.Debug("queen: consume ack failed; sending it again while the lease holds",
