@@ -12,14 +12,20 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
 )
 
 func main() {
+	os.Exit(runMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runMain runs a command the way the process does: SIGINT or SIGTERM stop it (tail -f ends,
+// a batch of replays stops between items) and it still exits with its own status.
+func runMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := runWith(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	defer stop()
+	return runWith(ctx, args, os.Getenv, stdin, stdout, stderr)
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -136,4 +138,19 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.Buffer.Write(p)
+}
+
+// tail -f ends on SIGINT, as a person's Ctrl-C, and exits 0.
+func TestTailFollowStopsOnInterrupt(t *testing.T) {
+	t.Parallel()
+	b := newBroker(t, "")
+	b.push(t, "orders", 1)
+	out, stderr := newLines(), &syncBuffer{}
+	codes := make(chan int, 1)
+	go func() {
+		codes <- runMain([]string{"--server", b.srv.URL(), "tail", "orders", "-f", "--interval", "5ms"}, strings.NewReader(""), out, stderr)
+	}()
+	assert.Contains(t, <-out.seen, `{"n":1}`)
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
+	assert.Equal(t, exitOK, <-codes, stderr.String())
 }
