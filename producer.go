@@ -402,23 +402,10 @@ func (l *lane) run() {
 			timer.Stop()
 			continue
 		}
-		batch = l.takeLocked(batch, l.requestLen(n))
+		batch = l.takeLocked(batch, requestLen(n, l.p.maxBatch, func(i int) int { return pushItemSize(&l.items[i].wire) }))
 		l.mu.Unlock()
 		l.send(batch)
 	}
-}
-
-// requestLen is how many of the first n items one request carries.
-func (l *lane) requestLen(n int) int {
-	n = min(n, l.p.maxBatch)
-	size := 0
-	for i := range n {
-		size += pushItemSize(&l.items[i].wire)
-		if size > maxPushBytes && i > 0 {
-			return i
-		}
-	}
-	return n
 }
 
 // takeLocked moves the first n items into batch.

@@ -47,17 +47,23 @@ func (b QueueBuilder) Push(ctx context.Context, items ...PushItem) ([]PushResult
 	return results, nil
 }
 
-// pushChunkLen is how many of items, from the first, one push request carries: at most
-// maxPushItems, and no more than maxPushBytes of them unless the first alone is larger.
+// pushChunkLen is how many of items, from the first, one push request carries.
 func pushChunkLen(items []wire.PushItem) int {
-	size := 0
-	for i := range min(len(items), maxPushItems) {
-		size += pushItemSize(&items[i])
-		if size > maxPushBytes && i > 0 {
+	return requestLen(len(items), maxPushItems, func(i int) int { return pushItemSize(&items[i]) })
+}
+
+// requestLen is how many of n items, from the first, one push request carries: at most limit,
+// and no more than maxPushBytes of them (by size) unless the first alone is larger.
+func requestLen(n, limit int, size func(i int) int) int {
+	n = min(n, limit)
+	total := 0
+	for i := range n {
+		total += size(i)
+		if total > maxPushBytes && i > 0 {
 			return i
 		}
 	}
-	return min(len(items), maxPushItems)
+	return n
 }
 
 // pushItemSize estimates an item's share of a push body.
