@@ -295,11 +295,11 @@ type lane struct {
 	wake chan struct{} // buffered 1: something changed that the run loop should see
 
 	mu       sync.Mutex
-	items    []queued // accepted, not yet sent, in Send order
-	accepted uint64   // seq of the last accepted item
-	answered uint64   // every item up to this seq is answered
-	flushTo  uint64   // items up to this seq go without lingering
-	stopped  bool     // no more items will come
+	items    itemQueue // accepted, not yet sent, in Send order
+	accepted uint64    // seq of the last accepted item
+	answered uint64    // every item up to this seq is answered
+	flushTo  uint64    // items up to this seq go without lingering
+	stopped  bool      // no more items will come
 	changed  chan struct{}
 }
 
@@ -313,9 +313,9 @@ func (l *lane) poke() {
 func (l *lane) add(queue string, item PushItem, w wire.PushItem, full bool) {
 	l.mu.Lock()
 	l.accepted++
-	l.items = append(l.items, queued{seq: l.accepted, at: time.Now(), queue: queue, item: item, wire: w})
+	l.items.push(queued{seq: l.accepted, at: time.Now(), queue: queue, item: item, wire: w})
 	// The run loop needs waking when it waits with nothing to do, or when a request is full.
-	wake := len(l.items) == 1 || len(l.items) == l.p.maxBatch || full
+	wake := l.items.len() == 1 || l.items.len() == l.p.maxBatch || full
 	l.mu.Unlock()
 	if wake {
 		l.poke()
@@ -367,21 +367,21 @@ func (l *lane) run() {
 	var batch []queued
 	for {
 		l.mu.Lock()
-		n := len(l.items)
+		n := l.items.len()
 		if n == 0 && l.stopped {
 			l.mu.Unlock()
 			return
 		}
 		if n > 0 && l.p.giveUp.Err() != nil {
-			batch = l.takeLocked(batch, n)
+			batch = l.items.take(batch[:0], n)
 			l.mu.Unlock()
 			l.answer(batch, nil, closedError(context.Cause(l.p.giveUp), false))
 			continue
 		}
 		var wait time.Duration
-		if n > 0 && n < l.p.maxBatch && l.flushTo < l.items[0].seq && !l.stopped &&
+		if n > 0 && n < l.p.maxBatch && l.flushTo < l.items.at(0).seq && !l.stopped &&
 			len(l.p.room) < cap(l.p.room) {
-			wait = l.p.linger - time.Since(l.items[0].at)
+			wait = l.p.linger - time.Since(l.items.at(0).at)
 		}
 		if n == 0 || wait > 0 {
 			l.mu.Unlock()
@@ -402,21 +402,11 @@ func (l *lane) run() {
 			timer.Stop()
 			continue
 		}
-		batch = l.takeLocked(batch, requestLen(n, l.p.maxBatch, func(i int) int { return pushItemSize(&l.items[i].wire) }))
+		k := requestLen(n, l.p.maxBatch, func(i int) int { return pushItemSize(&l.items.at(i).wire) })
+		batch = l.items.take(batch[:0], k)
 		l.mu.Unlock()
 		l.send(batch)
 	}
-}
-
-// takeLocked moves the first n items into batch.
-func (l *lane) takeLocked(batch []queued, n int) []queued {
-	batch = append(batch[:0], l.items[:n]...)
-	clear(l.items[:n]) // the lane no longer keeps them alive
-	l.items = l.items[n:]
-	if len(l.items) == 0 {
-		l.items = l.items[:0:0] // let the emptied array go
-	}
-	return batch
 }
 
 // send pushes one request, again after each temporary failure, and answers its items.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -43,6 +44,8 @@ func BenchmarkProducer(b *testing.B) {
 			var wg sync.WaitGroup
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := testutil.ProcessCPU()
+			defer func() { reportCPU(b, cpu) }()
 			for range goroutines {
 				wg.Go(func() {
 					items := make([]PushItem, 0, 1000)
@@ -226,6 +229,8 @@ func runSenders(b *testing.B, n int, send func(i int), after ...func()) {
 	var wg sync.WaitGroup
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := testutil.ProcessCPU()
+	defer reportCPU(b, cpu)
 	for range n {
 		wg.Go(func() {
 			for {
@@ -242,6 +247,11 @@ func runSenders(b *testing.B, n int, send func(i int), after ...func()) {
 		f()
 	}
 	reportItems(b)
+}
+
+// reportCPU reports the process's CPU time per item since start (client and broker together).
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64((testutil.ProcessCPU()-start).Nanoseconds())/float64(b.N)/1e3, "cpu-µs/item")
 }
 
 func reportItems(b *testing.B) {

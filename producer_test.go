@@ -447,3 +447,32 @@ func TestProducerOnResultPanic(t *testing.T) {
 	require.NoError(t, p.Close(t.Context()))
 	assert.Equal(t, int64(3), calls.Load())
 }
+
+// The lane's ring keeps Send order across wrapping and growing.
+func TestItemQueueOrder(t *testing.T) {
+	t.Parallel()
+	var q itemQueue
+	next, want := uint64(0), uint64(0)
+	push := func(n int) {
+		for range n {
+			next++
+			q.push(queued{seq: next})
+		}
+	}
+	take := func(n int) {
+		for _, it := range q.take(nil, n) {
+			want++
+			require.Equal(t, want, it.seq)
+		}
+	}
+	push(20)
+	take(5)
+	push(30) // wraps, then grows
+	take(40)
+	push(3)
+	take(8)
+	require.Zero(t, q.len())
+	push(2000)
+	take(2000)
+	require.Nil(t, q.buf, "an emptied large ring is let go")
+}
