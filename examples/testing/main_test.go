@@ -64,31 +64,32 @@ func TestWorkerDrainsTheQueue(t *testing.T) {
 }
 
 // The push of an invoice is stored but its answer is lost, so the handler fails and the order
-// comes back: the handler runs twice, and still one invoice is stored.
+// comes back: the handler runs twice for it, and still one invoice per order is stored. (The
+// README's testing section shows this test.)
 func TestWorkerIsSafeToRepeat(t *testing.T) {
 	t.Parallel()
+	ctx := t.Context()
 	srv := queentest.NewServer(t)
-	// No transport retries: the lost answer reaches the handler, as after a long outage.
-	client, err := queen.New(srv.URL(), queen.WithRetry(0, 0, 0))
+	client, err := queen.New(srv.URL(), queen.WithRetry(0, 0, 0)) // let the lost answer reach the handler
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
-
-	pushOrders(t, client, order{"o1", 1200})
-	srv.Fail(queentest.Fault{Route: "push", After: true, Status: 503}) // the next push: applied, answer lost
+	pushOrders(t, client, order{"o1", 1200}, order{"o2", 0}, order{"o3", 450})
 
 	var runs atomic.Int32
 	billing := Billing{Invoices: client.Queue("invoices")}
-	startWorker(t, client, func(ctx context.Context, m *queen.Message) error {
+	handle := func(ctx context.Context, m *queen.Message) error {
 		runs.Add(1)
 		return billing.Handle(ctx, m)
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, srv.WaitIdle(ctx, "orders", "billing"))
-	assert.Zero(t, srv.FaultsLeft(), "the invoice's push met the fault")
-	assert.Equal(t, int32(2), runs.Load(), "the handler ran again after the lost answer")
-	assert.Equal(t, int64(1), srv.Lag("invoices", ""), "and the invoice is stored once")
-	assert.Zero(t, srv.DeadLetters("orders"))
+	}
+
+	srv.Fail(queentest.Fault{Route: "push", After: true, Status: 503}) // the next push is stored, its answer lost
+	startWorker(t, client, handle)                                     // Consume in the background
+
+	require.NoError(t, srv.WaitIdle(ctx, "orders", "billing")) // every order acked or dead-lettered
+	assert.Equal(t, 1, srv.DeadLetters("orders"))              // the order without an amount
+	assert.Equal(t, int64(2), srv.Lag("invoices", ""))         // one invoice per good order, though a handler ran twice
+	assert.Zero(t, srv.FaultsLeft(), "an invoice's push met the fault")
+	assert.Equal(t, int32(4), runs.Load(), "three orders, one of them handled twice")
 }
 
 // fakeInvoices records pushes, for a unit test of the handler without a broker.
@@ -102,7 +103,8 @@ func (f *fakeInvoices) Push(_ context.Context, items ...queen.PushItem) ([]queen
 	return nil, f.err
 }
 
-// The handler alone: what it pushes, and the ack its return value means.
+// The handler alone, with no broker: what it pushes, and the ack its return value means
+// (queen.OutcomeOf).
 func TestHandleUnit(t *testing.T) {
 	t.Parallel()
 	msg := func(data string) *queen.Message {
@@ -111,15 +113,21 @@ func TestHandleUnit(t *testing.T) {
 	var invoices fakeInvoices
 	b := Billing{Invoices: &invoices}
 
-	require.NoError(t, b.Handle(t.Context(), msg(`{"id":"o9","amount":300}`)))
+	err := b.Handle(t.Context(), msg(`{"id":"o9","amount":300}`))
+	assert.Equal(t, queen.StatusCompleted, queen.OutcomeOf(err))
 	require.Len(t, invoices.pushed, 1)
 	assert.Equal(t, "invoice-o9", invoices.pushed[0].TransactionID)
 
-	err := b.Handle(t.Context(), msg(`{"id":"o9"}`))
-	assert.ErrorIs(t, err, errBadOrder, "an order without an amount is refused")
+	err = b.Handle(t.Context(), msg(`{"id":"o9"}`))
+	assert.ErrorIs(t, err, errBadOrder)
+	assert.Equal(t, queen.StatusDLQ, queen.OutcomeOf(err), "an order without an amount is dead-lettered")
+
+	err = b.Handle(t.Context(), msg(`not json`))
+	assert.Equal(t, queen.StatusDLQ, queen.OutcomeOf(err), "so is one that is not JSON")
 
 	unavailable := errors.New("broker unavailable")
 	invoices.err = unavailable
 	err = b.Handle(t.Context(), msg(`{"id":"o9","amount":300}`))
-	assert.ErrorIs(t, err, unavailable, "a failed push fails the order, to be retried")
+	assert.ErrorIs(t, err, unavailable)
+	assert.Equal(t, queen.StatusFailed, queen.OutcomeOf(err), "a failed push fails the order, to be retried")
 }
