@@ -7,8 +7,8 @@ package broker
 // lock is free:
 //   - A group whose stored start on a queue is complete (groupMeta.complete: it has popped the
 //     queue queue-wide, or sought) has a cursorState in every partition of that queue; any other
-//     group has one only in the partitions it popped by name or acked (0.15 mode keeps those of a
-//     group without a stored start, as 0.15 does).
+//     group has one only in the partitions it popped by name (and, in 0.15 mode, those it acked
+//     or read under a start 0.15 did not store, as 0.15 keeps them).
 //   - gc is in gc.ix.ready exactly when it is ready: no lease of the group holds it and a
 //     message lies above its cursor. Its key is readyAt, the createdAt of that first message,
 //     then the partition's creation order: the order in which pops take ready partitions (R19).
