@@ -216,7 +216,8 @@ func TestUnreachableAndNotQueen(t *testing.T) {
 	dead := "http://" + ln.Addr().String()
 	require.NoError(t, ln.Close())
 	env := map[string]string{"QUEEN_URL": dead}
-	for _, args := range [][]string{{"ping"}, {"status"}, {"queue", "list"}, {"lag", "--min", "1"}, {"messages", "peek", "q"}, {"version"}} {
+	for _, args := range [][]string{{"ping"}, {"status"}, {"queue", "list"}, {"lag", "--min", "1"}, {"messages", "peek", "q"}, {"version"},
+		{"push", "q", "--data", "1"}, {"push", "q", "--data", "1 2"}, {"tail", "q"}} {
 		r := queenctl(t, env, args...)
 		assert.Equal(t, exitOffline, r.code, "%v: %s", args, r.stderr)
 	}

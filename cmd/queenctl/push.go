@@ -2,15 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
 	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
 )
 
 type pushRow struct {
@@ -106,6 +109,9 @@ func readPayloads(r io.Reader) ([]json.RawMessage, error) {
 	}
 }
 
+// pushTimeout bounds a push of many messages: what is unanswered by then is reported failed.
+const pushTimeout = 30 * time.Second
+
 // send pushes one item with Push, and many through a Producer, in batches; rows follow items.
 func (a *app) send(client *queen.Client, queue string, items []queen.PushItem) ([]pushRow, error) {
 	if len(items) == 1 {
@@ -115,6 +121,11 @@ func (a *app) send(client *queen.Client, queue string, items []queen.PushItem) (
 		}
 		r := res[0]
 		return []pushRow{{TransactionID: r.TransactionID, Status: r.Status, PartitionID: r.PartitionID, Offset: r.Offset}}, nil
+	}
+	// The Producer retries until told to stop: make sure a broker answers before handing it work,
+	// and give it a bounded time to finish.
+	if _, err := admin.New(client).Health(a.ctx); err != nil {
+		return nil, err
 	}
 	rows := make([]pushRow, len(items))
 	index := make(map[string]int, len(items))
@@ -135,14 +146,21 @@ func (a *app) send(client *queen.Client, queue string, items []queen.PushItem) (
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(a.ctx, pushTimeout)
+	defer cancel()
 	for _, it := range items {
-		if err := p.Send(a.ctx, queue, it); err != nil {
-			_ = p.Close(a.ctx)
+		if err := p.Send(ctx, queue, it); err != nil {
+			_ = p.Close(ctx)
 			return nil, err
 		}
 	}
-	if err := p.Close(a.ctx); err != nil {
-		return nil, err
+	closeErr := p.Close(ctx) // on a timeout every unanswered item gets its error row
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range rows {
+		if r.Status == "" {
+			return nil, closeErr
+		}
 	}
 	return rows, nil
 }
