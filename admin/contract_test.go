@@ -15,6 +15,7 @@ import (
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // O25: "It reports delete as unsupported." Callers who know only the standard library can
@@ -73,50 +74,56 @@ func TestConfigureQueue_APIQueueOptionsBody_R5(t *testing.T) {
 // error text (R94), listed (R98), replayed as dlq:<id> (R99) and consumed again.
 func TestDeadLetterRoundTripThroughConsume_R91_R94_R98_R99(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	ctx := context.Background()
-	require.NoError(t, f.admin.ConfigureQueue(ctx, "jobs", admin.QueueOptions{RetryLimit: new(1)}))
-	f.push(t, "jobs", "", 7)
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		f := newFixtureIn(t, mode)
+		ctx := context.Background()
+		require.NoError(t, f.admin.ConfigureQueue(ctx, "jobs", admin.QueueOptions{RetryLimit: new(1)}))
+		f.push(t, "jobs", "", 7)
 
-	var attempts []int
-	err := f.client.Queue("jobs").Group("workers").SubscriptionMode(queen.SubscribeAll).Limit(2).Timeout(time.Second).
-		Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
-		attempts = append(attempts, m.DeliveryAttempt)
-		return errors.New("always broken")
+		var attempts []int
+		err := f.client.Queue("jobs").Group("workers").SubscriptionMode(queen.SubscribeAll).Limit(2).Timeout(time.Second).
+			Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
+			attempts = append(attempts, m.DeliveryAttempt)
+			return errors.New("always broken")
+		})
+		require.NoError(t, err, "Limit is a graceful stop")
+		assert.Equal(t, []int{mode.Attempt(1), mode.Attempt(2)}, attempts, "retryLimit 1: two deliveries, then the dead letter")
+
+		page, err := f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "jobs", ConsumerGroup: "workers"})
+		require.NoError(t, err)
+		require.Equal(t, unknownOn015(mode, 1), page.Total)
+		require.Len(t, page.DeadLetters, 1)
+		dl := page.DeadLetters[0]
+		assert.Equal(t, "always broken", dl.Error)
+		assert.Equal(t, 1, dl.RetryCount)
+		assert.Equal(t, "workers", dl.ConsumerGroup)
+		assert.JSONEq(t, `{"n":7}`, string(dl.Data))
+
+		replayed, err := f.admin.ReplayDeadLetter(ctx, dl.ID)
+		require.NoError(t, err)
+		assert.Equal(t, mode.V015, replayed.Emulated, "0.15 has no replay route")
+		assert.Equal(t, "dlq:"+dl.ID, replayed.TransactionID)
+
+		var got []*queen.Message
+		err = f.client.Queue("jobs").Group("workers").Limit(1).Timeout(time.Second).
+			Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
+			got = append(got, m)
+			return nil
+		})
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, "dlq:"+dl.ID, got[0].TransactionID)
+		assert.Equal(t, mode.Attempt(1), got[0].DeliveryAttempt)
+		assert.Equal(t, replayed.Offset, got[0].Offset)
+
+		page, err = f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "jobs"})
+		require.NoError(t, err)
+		if mode.V015 { // an emulated replay cannot remove the dead letter
+			assert.Len(t, page.DeadLetters, 1)
+			return
+		}
+		assert.Equal(t, 0, page.Total, "a replayed dead letter leaves the list")
 	})
-	require.NoError(t, err, "Limit is a graceful stop")
-	assert.Equal(t, []int{1, 2}, attempts, "retryLimit 1: two deliveries, then the dead letter")
-
-	page, err := f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "jobs", ConsumerGroup: "workers"})
-	require.NoError(t, err)
-	require.Equal(t, 1, page.Total)
-	require.Len(t, page.DeadLetters, 1)
-	dl := page.DeadLetters[0]
-	assert.Equal(t, "always broken", dl.Error)
-	assert.Equal(t, 1, dl.RetryCount)
-	assert.Equal(t, "workers", dl.ConsumerGroup)
-	assert.JSONEq(t, `{"n":7}`, string(dl.Data))
-
-	replayed, err := f.admin.ReplayDeadLetter(ctx, dl.ID)
-	require.NoError(t, err)
-	assert.False(t, replayed.Emulated)
-	assert.Equal(t, "dlq:"+dl.ID, replayed.TransactionID)
-
-	var got []*queen.Message
-	err = f.client.Queue("jobs").Group("workers").Limit(1).Timeout(time.Second).
-		Each().Consume(ctx, func(_ context.Context, m *queen.Message) error {
-		got = append(got, m)
-		return nil
-	})
-	require.NoError(t, err)
-	require.Len(t, got, 1)
-	assert.Equal(t, "dlq:"+dl.ID, got[0].TransactionID)
-	assert.Equal(t, 1, got[0].DeliveryAttempt)
-	assert.Equal(t, replayed.Offset, got[0].Offset)
-
-	page, err = f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "jobs"})
-	require.NoError(t, err)
-	assert.Equal(t, 0, page.Total, "a replayed dead letter leaves the list")
 }
 
 // Every admin signature of API.md, as a caller compiles against it.
