@@ -85,13 +85,14 @@ func (a *Admin) ConsumerGroups(ctx context.Context) ([]GroupInfo, error) {
 }
 
 // ConsumerGroup describes a group on every queue it reads, partition by partition. A group
-// the broker does not know gives ErrNotFound.
+// the broker does not know gives ErrNotFound. A group named "lagging" is described without
+// partitions: the broker's path for it is the lagging list's.
 func (a *Admin) ConsumerGroup(ctx context.Context, group string) (GroupInfo, error) {
 	if err := validName("group", group); err != nil {
 		return GroupInfo{}, err
 	}
-	if group == "lagging" {
-		return GroupInfo{}, invalid("group", group, "the broker serves its lagging list on this group's path; use ConsumerGroups")
+	if group == "lagging" { // its path is the lagging list's: describe it from the group list
+		return a.groupFromList(ctx, group)
 	}
 	var d wire.GroupDetail
 	what := "consumer group " + quote(group)
@@ -120,6 +121,20 @@ func (a *Admin) ConsumerGroup(ctx context.Context, group string) (GroupInfo, err
 		info.Queues = append(info.Queues, gq)
 	}
 	return info, nil
+}
+
+// groupFromList is a group's summary per queue, without partitions, from ConsumerGroups.
+func (a *Admin) groupFromList(ctx context.Context, group string) (GroupInfo, error) {
+	groups, err := a.ConsumerGroups(ctx)
+	if err != nil {
+		return GroupInfo{}, err
+	}
+	for _, g := range groups {
+		if g.Name == group {
+			return g, nil
+		}
+	}
+	return GroupInfo{}, notFoundEmpty("consumer group " + quote(group))
 }
 
 func partitionLag(p wire.GroupPartition) PartitionLag {

@@ -257,3 +257,19 @@ func TestIntrospectionAgainstThe015Mode(t *testing.T) {
 	_, err = a.QueueInfo(ctx, "nope")
 	assert.ErrorIs(t, err, admin.ErrNotFound)
 }
+
+// A group named lagging shares its path with the lagging list: it is described from the list.
+func TestConsumerGroupNamedLagging(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := f.admin.ConsumerGroup(ctx, "lagging")
+	assert.ErrorIs(t, err, admin.ErrNotFound)
+	f.push(t, "q", "", 1, 2)
+	require.Len(t, f.pop(t, "q", "lagging", 1), 1)
+	g, err := f.admin.ConsumerGroup(ctx, "lagging")
+	require.NoError(t, err)
+	require.Len(t, g.Queues, 1)
+	assert.Equal(t, int64(2), g.Queues[0].Lag)
+	assert.Nil(t, g.Queues[0].Partitions)
+}
