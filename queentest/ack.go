@@ -72,7 +72,8 @@ func decodeAckBatch(o object) ([]broker.AckItem, error) {
 
 // decodeAckItem reads one ack's fields, checking only their JSON types (R86, R131): missing
 // ids and unknown statuses are per-item refusals the engine reports (R76, R78). The group is
-// the batch's when it names one, else the item's, else __QUEUE_MODE__ (R23, R66, R82).
+// the batch's when it names one, else the item's; the engine takes none as queue mode (R23,
+// R66, R82).
 // Errors name the field as path[index].field, or just field when index < 0.
 func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem, error) {
 	var it broker.AckItem
@@ -103,11 +104,8 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 		}
 		*dst = s // a repeated key counts its last value
 	}
-	if batchGroup != "" {
+	if batchGroup != "" { // the batch's group applies to every item
 		it.Group = batchGroup
-	}
-	if it.Group == "" {
-		it.Group = broker.QueueMode
 	}
 	return it, nil
 }

@@ -100,7 +100,7 @@ func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		seconds = defaultExtendSeconds
+		seconds = broker.DefaultExtendSeconds
 	}
 	res := s.engine.Extend(leaseID, int(min(max(seconds, 0), maxLeaseSeconds)))
 	out := wire.Extend015{Error: nullable(res.Error), LeaseID: leaseID, Success: res.Success}

@@ -47,9 +47,6 @@ const popTimeoutCap015 = time.Hour
 // other than "new" (new-only included) means "all"; an unparsable subscriptionFrom is ignored.
 func parsePopRequest015(q query, req *broker.PopRequest) {
 	req.Group = q.get("consumerGroup")
-	if req.Group == broker.QueueMode {
-		req.Group = ""
-	}
 	req.Batch = int(max(q.laxInt("batch", 1), 1))
 	req.Partitions = int(min(max(q.laxInt("partitions", 1), 1), maxInt32))
 	timeout := q.laxInt("timeout", 30000)

@@ -7,9 +7,6 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// defaultExtendSeconds is the extension of a body without seconds (R65).
-const defaultExtendSeconds = 60
-
 // handleExtend answers POST /api/v1/lease/{leaseId}/extend (R61–R65).
 func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	leaseID := r.PathValue("leaseId")
@@ -24,7 +21,7 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !ok {
-		seconds = defaultExtendSeconds
+		seconds = broker.DefaultExtendSeconds
 	}
 	if seconds <= 0 {
 		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))

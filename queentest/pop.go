@@ -72,9 +72,6 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 	if err := checkOptionalName("consumerGroup", req.Group); err != nil {
 		return err
 	}
-	if req.Group == broker.QueueMode {
-		req.Group = ""
-	}
 	batch, err := q.intIn("batch", 1, maxInt, 0, "must be a positive integer") // R30
 	if err != nil {
 		return err
@@ -118,13 +115,6 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 		if ok {
 			req.SubscriptionFrom = &from
 		}
-	}
-	// R37: the checks that need no stored state; the engine refuses the stored-conflation case.
-	if req.Conflation && req.Group == "" {
-		return badRequest("conflation=true needs a consumerGroup")
-	}
-	if req.Conflation && req.AutoAck {
-		return badRequest("conflation=true cannot be combined with autoAck=true")
 	}
 	return nil
 }

@@ -100,7 +100,7 @@ type Message struct {
 	DeliveryAttempt        int
 }
 
-// AckItem is one ack with its group already resolved (R66, R82). Status "" means completed.
+// AckItem is one ack (R66, R82). Status "" means completed; Group "" means QueueMode.
 type AckItem struct {
 	TransactionID, PartitionID, LeaseID string
 	Status, Group, Error                string

@@ -222,6 +222,9 @@ func (e *Engine) forgetLease(l *lease) {
 	e.retire(l)
 }
 
+// DefaultExtendSeconds is the extension of a renewal that does not say how long (R65).
+const DefaultExtendSeconds = 60
+
 // Extend renews a lease by extend seconds, a positive count (R61–R65).
 func (e *Engine) Extend(leaseID string, extend int) ExtendResult {
 	e.mu.Lock()

@@ -153,9 +153,9 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 func checkConflationRequest(r *PopRequest) error {
 	switch {
 	case r.Conflation && r.Group == QueueMode:
-		return &BadRequest{Msg: "conflation requires a consumerGroup"}
+		return &BadRequest{Msg: "conflation=true needs a consumerGroup"}
 	case r.Conflation && r.AutoAck:
-		return &BadRequest{Msg: "conflation cannot be combined with autoAck"}
+		return &BadRequest{Msg: "conflation=true cannot be combined with autoAck=true"}
 	}
 	return nil
 }
