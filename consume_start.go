@@ -66,7 +66,7 @@ func (s *groupStart) apply(q url.Values) {
 		return
 	}
 	q.Del("subscriptionMode")
-	q.Set("subscriptionFrom", from.UTC().Format(time.RFC3339))
+	q.Set("subscriptionFrom", from.UTC().Format(time.RFC3339Nano))
 }
 
 // observe learns from one answered pop of the group.
@@ -85,6 +85,6 @@ func (s *groupStart) observe(msgs []*Message, a popAnswer) {
 		if date.IsZero() {
 			date = time.Now() // no Date header: the client's clock is the best guess
 		}
-		s.from = date.Add(-a.elapsed - time.Second).Truncate(time.Second)
+		s.from = date.Add(-a.elapsed - time.Second)
 	}
 }
