@@ -3,6 +3,8 @@ package queentest
 import (
 	"io"
 	"net/http"
+	"path"
+	"strings"
 	"testing"
 )
 
@@ -69,4 +71,17 @@ func TestIsCanonicalPath(t *testing.T) {
 			t.Errorf("isCanonicalPath(%q) = %v, want %v", p, got, want)
 		}
 	}
+}
+
+// A path is canonical exactly when cleaning it changes nothing.
+func FuzzIsCanonicalPath(f *testing.F) {
+	for _, seed := range []string{"/", "/health", "//a", "/a/", "/a/./b", "/a/../b", "/a/%2E%2E", "", "a", "/..."} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		want := strings.HasPrefix(p, "/") && path.Clean(p) == p
+		if got := isCanonicalPath(p); got != want {
+			t.Fatalf("isCanonicalPath(%q) = %v, want %v (path.Clean gives %q)", p, got, want, path.Clean(p))
+		}
+	})
 }

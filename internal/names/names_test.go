@@ -3,6 +3,7 @@ package names
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestProblem(t *testing.T) {
@@ -29,4 +30,18 @@ func TestProblem(t *testing.T) {
 			t.Errorf("Problem(%.20q) = %q, want it to mention %q", n, p, want)
 		}
 	}
+}
+
+// Problem agrees with the rule read rune by rune.
+func FuzzProblem(f *testing.F) {
+	for _, seed := range []string{"", ".", "..", "...", "orders", "a\x00", "\x7f", "é", "\xff", strings.Repeat("é", 128)} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		control := strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f })
+		want := len(s) >= 1 && len(s) <= 255 && utf8.ValidString(s) && !control && s != "." && s != ".."
+		if got := Problem(s) == ""; got != want {
+			t.Fatalf("Problem(%q) = %q, want valid=%v", s, Problem(s), want)
+		}
+	})
 }
