@@ -85,6 +85,7 @@ func (s *groupStart) observe(msgs []*Message, a popAnswer) {
 		if date.IsZero() {
 			date = time.Now() // no Date header: the client's clock is the best guess
 		}
-		s.from = date.Add(-a.elapsed - time.Second)
+		// Milliseconds, rounded down: what every broker's timestamp parser reads exactly.
+		s.from = date.Add(-a.elapsed - time.Second).Truncate(time.Millisecond)
 	}
 }
