@@ -206,21 +206,22 @@ func TestAckBatchValidatesBeforeSending_O19(t *testing.T) {
 	})
 }
 
+// settleMethods are a message's four settles, with the status and error text each sends.
+var settleMethods = []struct {
+	name, status, err string
+	settle            func(ctx context.Context, m *queen.Message) error
+}{
+	{"Ack", "completed", "", func(ctx context.Context, m *queen.Message) error { return m.Ack(ctx) }},
+	{"Nack", "failed", "boom", func(ctx context.Context, m *queen.Message) error { return m.Nack(ctx, errors.New("boom")) }},
+	{"Retry", "retry", "", func(ctx context.Context, m *queen.Message) error { return m.Retry(ctx) }},
+	{"DeadLetter", "dlq", "poison", func(ctx context.Context, m *queen.Message) error {
+		return m.DeadLetter(ctx, errors.New("poison"))
+	}},
+}
+
 func TestMessageSettleMethodsSendTheirStatus(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		status string
-		err    string
-		settle func(ctx context.Context, m *queen.Message) error
-	}{
-		{"completed", "", func(ctx context.Context, m *queen.Message) error { return m.Ack(ctx) }},
-		{"failed", "boom", func(ctx context.Context, m *queen.Message) error { return m.Nack(ctx, errors.New("boom")) }},
-		{"retry", "", func(ctx context.Context, m *queen.Message) error { return m.Retry(ctx) }},
-		{"dlq", "poison", func(ctx context.Context, m *queen.Message) error {
-			return m.DeadLetter(ctx, errors.New("poison"))
-		}},
-	}
-	for _, tc := range cases {
+	for _, tc := range settleMethods {
 		t.Run(tc.status, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
@@ -233,11 +234,28 @@ func TestMessageSettleMethodsSendTheirStatus(t *testing.T) {
 				errField = `,"error":"` + tc.err + `"`
 			}
 			jsonEq(t, `{"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"`+tc.status+`","consumerGroup":"g1"`+errField+`}`, rec.only(t).Body)
+		})
+	}
+}
 
-			// A second settle, of any kind, sends nothing.
-			for _, again := range cases {
-				require.ErrorIs(t, again.settle(t.Context(), m), queen.ErrAlreadySettled)
+// A second settle of the same message, by any of its methods or by Client.Ack, returns
+// ErrAlreadySettled and sends nothing, whichever settle came first.
+func TestSecondSettleSendsNothing(t *testing.T) {
+	t.Parallel()
+	for _, first := range settleMethods {
+		t.Run(first.name, func(t *testing.T) {
+			t.Parallel()
+			c, mt := mockClient(t)
+			m := popOne(t, c, mt, pop20, "billing")
+			var rec recorder
+			mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
+				rec.respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
+			require.NoError(t, first.settle(t.Context(), m))
+			for _, second := range settleMethods {
+				assert.ErrorIs(t, second.settle(t.Context(), m), queen.ErrAlreadySettled, second.name)
 			}
+			_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
+			assert.ErrorIs(t, err, queen.ErrAlreadySettled, "Client.Ack")
 			rec.only(t)
 		})
 	}

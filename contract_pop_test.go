@@ -1,7 +1,6 @@
 package queen_test
 
-// Pop's query under autopilot (R137), subscriptionFrom's encoding (O15), and Client.Ack as a
-// settle (API.md, Message).
+// Pop's query under autopilot (R137) and subscriptionFrom's encoding (O15).
 
 import (
 	"net/url"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/queenmq/queen-go"
 )
 
 // R137: "when on, the SDK sends autopilot=true and omits batch and partitions unless the user
@@ -25,21 +22,6 @@ func TestContractPopAutopilotOmitsBatch_R137(t *testing.T) {
 	require.NoError(t, err)
 	q := queryOf(t, rec.only(t))
 	assert.Equal(t, url.Values{"autopilot": {"true"}}, q)
-}
-
-// API.md: "A second settle of the same message returns ErrAlreadySettled and sends nothing";
-// Client.Ack is a settle of its message like m.Ack.
-func TestContractClientAckAfterSettleSendsNothing(t *testing.T) {
-	t.Parallel()
-	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop20, "billing")
-	var rec recorder
-	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`),
-		rec.respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
-	require.NoError(t, m.Ack(t.Context()))
-	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
-	assert.ErrorIs(t, err, queen.ErrAlreadySettled)
-	rec.only(t)
 }
 
 // Ambiguous: O15 "formats timestamps as RFC 3339 and URL-encodes them (+ as

@@ -185,32 +185,6 @@ func TestAPIInvalidSettingsOnEveryTerminal(t *testing.T) {
 	assert.Empty(t, rec.all(), "nothing is sent")
 }
 
-// API.md: "A second settle of the same message returns ErrAlreadySettled and sends nothing."
-func TestAPISecondSettleSendsNothing(t *testing.T) {
-	t.Parallel()
-	settles := map[string]func(ctx context.Context, m *queen.Message) error{
-		"Ack":        func(ctx context.Context, m *queen.Message) error { return m.Ack(ctx) },
-		"Nack":       func(ctx context.Context, m *queen.Message) error { return m.Nack(ctx, errors.New("x")) },
-		"Retry":      func(ctx context.Context, m *queen.Message) error { return m.Retry(ctx) },
-		"DeadLetter": func(ctx context.Context, m *queen.Message) error { return m.DeadLetter(ctx, errors.New("x")) },
-	}
-	for first, settle := range settles {
-		t.Run(first, func(t *testing.T) {
-			t.Parallel()
-			c, mt := mockClient(t)
-			m := popOne(t, c, mt, pop20, "billing")
-			var rec recorder
-			mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
-				rec.respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
-			require.NoError(t, settle(t.Context(), m))
-			for second, again := range settles {
-				assert.ErrorIs(t, again(t.Context(), m), queen.ErrAlreadySettled, second)
-			}
-			rec.only(t)
-		})
-	}
-}
-
 // API.md: "ErrClosed after Close" for every call that talks to the broker.
 func TestAPIErrClosedAfterClose(t *testing.T) {
 	t.Parallel()
