@@ -312,3 +312,31 @@ func TestConsumeAckWithALostAnswerIsNotResentForever(t *testing.T) {
 	srv.Advance(61 * time.Second)
 	assert.Empty(t, drain(t, c, "lost-answer"), "the first ack was applied")
 }
+
+// A wait of a second or more extends the lease first; when the broker refuses (the lease ran
+// out while the handler ran), nothing is acked and the loss is reported.
+func TestConsumeBackoffOnALostLeaseAcksNothing(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	proxy, base := newCounting(t, srv.Handler())
+	c := newTestClient(t, base)
+	pushN(t, c, "lost-wait", "p", 1)
+	var attempts []int
+	var reported errorLog
+	err := c.Queue("lost-wait").Limit(2).OnError(reported.record).Each().
+		Consume(testCtx(t), func(_ context.Context, m *Message) error {
+			attempts = append(attempts, m.DeliveryAttempt)
+			if len(attempts) == 1 {
+				srv.Advance(61 * time.Second) // the lease runs out while the handler runs
+				return RetryAfter(5*time.Second, errors.New("later"))
+			}
+			return nil
+		})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2}, attempts, "delivered again once the lease ran out")
+	assert.Equal(t, 1, proxy.count("POST extend"))
+	assert.Equal(t, 1, proxy.count("POST ack"), "only the redelivery was acked")
+	_, errs := reported.all()
+	require.NotEmpty(t, errs)
+	assert.ErrorIs(t, errs[len(errs)-1], ErrLeaseLost)
+}

@@ -339,7 +339,9 @@ func (l *consumer) holdBack(ctx context.Context, b *leasedBatch, m *Message, wai
 		cancel()
 		switch {
 		case errors.Is(err, ErrLeaseExpired):
-			b.lost.Store(true)
+			if !b.lost.Swap(true) {
+				l.leaseLost(b)
+			}
 			return false
 		case err != nil:
 			// The lease could not be extended: let go of the message now rather than lose
