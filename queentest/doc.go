@@ -32,9 +32,17 @@
 // does, its quirks and data-losing bugs included, so a client can be tested against both
 // generations; the default is 2.0.
 //
+// Limits: the broker refuses what could make it hold memory, its lock or a connection without
+// bound, as a production broker would. A queue, partition or group name is 1 to 255 bytes of
+// UTF-8 without control characters, and not "." or ".."; a push carries at most 10,000 items
+// and a body at most 32 MiB; a body must be valid UTF-8; a path must be in canonical form (no
+// "//", "." or ".." segment, no trailing "/"). A connection must send its headers within 10s
+// and its body within 30s of them, is closed after 120s idle, and at most WithMaxConns (4,096)
+// are served at once. Shutdown bounds how long in-flight requests may run on when it stops.
+//
 // Options: WithToken (Bearer authentication, R132), WithManualClock / WithManualClockAt,
-// WithLogger (slog; startup and shutdown at Info, one line per request at Debug) and WithAddr
-// (the listen address; cmd/queen-ref uses it).
+// WithLogger (slog; startup and shutdown at Info, one line per request at Debug), WithAddr
+// (the listen address; cmd/queen-ref uses it) and WithMaxConns.
 //
 // The package depends on nothing but the standard library and the engine in
 // internal/broker; it does not import the queen SDK, so the SDK's own tests can use it.
