@@ -83,8 +83,8 @@ func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
 			m.heads = append(m.heads, h)
 		}
 	}
+	skip := m.skipBySearch(bq.Offset, bq.Status, e.seq)
 	heap.Init(m)
-	skip := bq.Offset
 	for m.Len() > 0 && len(out.Messages) < bq.Limit {
 		h := m.heads[0]
 		off := h.off
@@ -427,4 +427,119 @@ func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 		merged = append(merged, r)
 	}
 	return done, merged
+}
+
+// skipBySearch drops the first n entries of the walk without visiting them (R173): it searches
+// the store step that separates them from the rest, counting each partition's entries by binary
+// search. It returns how many are left to skip one by one (none, unless a count is off).
+func (m *merge) skipBySearch(n int, status string, maxSeq int64) int {
+	if n == 0 || len(m.heads) == 0 {
+		return n
+	}
+	// Entries taken first are those with the highest store steps (newest first) or the lowest.
+	taken := func(s int64) int64 { // entries the walk takes before reaching step s
+		var total int64
+		for _, h := range m.heads {
+			total += h.countBeyond(s, m.desc, status)
+		}
+		return total
+	}
+	lo, hi := int64(0), maxSeq+1 // the boundary step, searched in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if m.desc {
+			// Smallest s with taken(s) <= n: entries above s are the ones dropped.
+			if taken(mid) <= int64(n) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		} else {
+			// Largest s with taken(s) <= n, searched as the smallest s with taken(s+1) > n.
+			if taken(mid+1) > int64(n) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+	}
+	dropped := taken(lo)
+	kept := m.heads[:0]
+	for _, h := range m.heads {
+		if h.moveBeyond(lo, m.desc) {
+			kept = append(kept, h)
+		}
+	}
+	m.heads = kept
+	return n - int(dropped)
+}
+
+// seqIndex is the first offset of p stored after step s (store steps grow with offsets).
+func seqIndex(p *partition, s int64) int64 {
+	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].seq > s }))
+}
+
+// countBeyond counts the head's entries the walk takes before step s: those stored after s
+// when newest first, before s when oldest first. A status filter other than dead letters does
+// not list the dead-lettered messages inside its ranges, so they are not counted.
+func (h *mergeHead) countBeyond(s int64, desc bool, status string) int64 {
+	p := h.look.p
+	var cut int64 // desc: offsets >= cut are beyond; asc: offsets < cut are
+	if desc {
+		cut = seqIndex(p, s)
+	} else {
+		cut = seqIndex(p, s-1)
+	}
+	var total int64
+	for _, r := range h.ranges {
+		if desc {
+			total += max(0, r[1]-max(r[0], cut)+1)
+		} else {
+			total += max(0, min(r[1], cut-1)-r[0]+1)
+		}
+	}
+	if status != "" && status != statusDeadLetter {
+		for off := range p.stats.deadAt {
+			if (desc && off >= cut) || (!desc && off < cut) {
+				if i, ok := slices.BinarySearchFunc(h.ranges, off, func(r [2]int64, o int64) int {
+					switch {
+					case r[1] < o:
+						return -1
+					case r[0] > o:
+						return 1
+					}
+					return 0
+				}); ok && i >= 0 {
+					total--
+				}
+			}
+		}
+	}
+	return total
+}
+
+// moveBeyond places the head on its first entry past the ones counted by countBeyond(s); false
+// when none is left.
+func (h *mergeHead) moveBeyond(s int64, desc bool) bool {
+	p := h.look.p
+	if desc {
+		cut := seqIndex(p, s) - 1 // the last offset stored at or before s
+		for h.i >= 0 && h.ranges[h.i][0] > cut {
+			h.i--
+		}
+		if h.i < 0 {
+			return false
+		}
+		h.off = min(h.off, h.ranges[h.i][1], cut)
+		return true
+	}
+	cut := seqIndex(p, s-1) // the first offset stored at or after s
+	for h.i < len(h.ranges) && h.ranges[h.i][1] < cut {
+		h.i++
+	}
+	if h.i == len(h.ranges) {
+		return false
+	}
+	h.off = max(h.off, h.ranges[h.i][0], cut)
+	return true
 }

@@ -236,10 +236,10 @@ func TestBrowseStatusFilterMatchesTheStatuses_R166_R173(t *testing.T) {
 			if err != nil {
 				continue
 			}
-			for _, status := range []string{statusPending, statusProcessing, statusCompleted, statusDeadLetter} {
+			for _, status := range []string{"", statusPending, statusProcessing, statusCompleted, statusDeadLetter} {
 				var want []string
 				for _, m := range all.Messages {
-					if m.Status == status {
+					if status == "" || m.Status == status {
 						want = append(want, m.PartitionID+"/"+m.TransactionID)
 					}
 				}
@@ -254,10 +254,23 @@ func TestBrowseStatusFilterMatchesTheStatuses_R166_R173(t *testing.T) {
 						slices.Reverse(ids)
 					}
 					assert.Equal(t, want, append([]string(nil), ids...), "%s %s asc=%v", q, status, asc)
-					if len(want) > 1 {
-						page, err := e.Browse(BrowseQuery{Queue: q, Status: status, Limit: 1, Offset: 1, Ascending: true})
+					ordered := slices.Clone(want)
+					if !asc {
+						slices.Reverse(ordered)
+					}
+					for k := 0; k <= len(ordered)+1; k++ {
+						page, err := e.Browse(BrowseQuery{Queue: q, Status: status, Limit: 3, Offset: k, Ascending: asc})
 						require.NoError(t, err)
-						assert.Equal(t, want[1], page.Messages[0].PartitionID+"/"+page.Messages[0].TransactionID)
+						var got []string
+						for _, m := range page.Messages {
+							got = append(got, m.PartitionID+"/"+m.TransactionID)
+						}
+						end := min(k+3, len(ordered))
+						var wantPage []string
+						if k < len(ordered) {
+							wantPage = ordered[k:end]
+						}
+						assert.Equal(t, wantPage, got, "%s %s asc=%v offset %d", q, status, asc, k)
 					}
 				}
 			}
