@@ -111,8 +111,7 @@ func permanentTransportError(err error) bool {
 	if errors.As(err, &ue) {
 		msg := ue.Err.Error()
 		return strings.Contains(msg, "unsupported protocol scheme") ||
-			strings.Contains(msg, "certificate") ||
-			strings.Contains(msg, "stopped after") // too many redirects
+			strings.Contains(msg, "certificate")
 	}
 	return false
 }
