@@ -12,6 +12,9 @@ import (
 	"github.com/queenmq/queen-go/admin"
 )
 
+// tableTime is how tables show a time: UTC, to the millisecond, always the same width.
+const tableTime = "2006-01-02T15:04:05.000Z"
+
 // messageLine is one printed message: a table line, or an NDJSON object with --json.
 type messageLine struct {
 	Queue         string          `json:"queue"`
@@ -55,7 +58,7 @@ func (p *printer) print(l messageLine) error {
 	if data == "" {
 		data = "-"
 	}
-	_, err := fmt.Fprintf(p.app.stdout, "%s  %s#%s  %s  %s\n", l.CreatedAt.UTC().Format(time.RFC3339Nano),
+	_, err := fmt.Fprintf(p.app.stdout, "%s  %s#%s  %s  %s\n", l.CreatedAt.UTC().Format(tableTime),
 		l.Partition, count(l.Offset), l.TransactionID, oneLine(data, 200))
 	return err
 }
@@ -102,7 +105,7 @@ func (a *app) messagesPeek(args []string) error {
 	tw := newTable(a.stdout)
 	fmt.Fprintln(tw, "CREATED\tPARTITION\tOFFSET\tTRANSACTION ID\tSTATUS\tDATA")
 	for _, l := range lines {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.CreatedAt.UTC().Format(time.RFC3339Nano), l.Partition, count(l.Offset),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.CreatedAt.UTC().Format(tableTime), l.Partition, count(l.Offset),
 			l.TransactionID, dash(l.Status), oneLine(string(l.Data), 80))
 	}
 	return tw.Flush()
