@@ -26,8 +26,11 @@
 // The handler's return is the whole outcome: nil acks completed; an error acks failed, which
 // spends one of the queue's retries and delivers the message again (then files it as a dead
 // letter once the budget is spent); Retry(err) delivers it again without spending a retry;
-// DeadLetter(err) files it at once. A panic is recovered, logged, reported to OnError and acked
-// failed as "panic: <value>".
+// RetryAfter(d, err) does so no sooner than d; DeadLetter(err) files it at once. A panic is
+// recovered, logged, reported to OnError and acked failed as "panic: <value>". A failed or
+// retried message waits out its backoff (RetryBackoff) before it is handled again, and a
+// handler's error after the stop cancelled its ctx is a retry, not a failure. OutcomeOf tells
+// which ack a return value means, to test a handler without a broker.
 //
 // # Delivery
 //
@@ -43,6 +46,9 @@
 // Close stops every consume loop and waits until each has returned, with its last acks sent;
 // then every call answers ErrClosed. Call it from outside the handlers: a handler that calls
 // Close would wait for itself. To stop one loop from its handler, cancel that Consume's ctx.
+// Shutdown(ctx) is Close bounded by ctx, for a handler that ignores its cancelled ctx (the loop
+// logs such a handler's message at error level every 10s). Without WithLogger, warnings and
+// errors go to slog.Default(); Ping asks a broker whether it is up.
 //
 // # Testing
 //
