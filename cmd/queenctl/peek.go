@@ -115,7 +115,8 @@ func (a *app) tail(args []string) error {
 	c := a.command("tail", "Q [--group G] [-f] [--limit N]",
 		"Print queue Q's latest messages, oldest of them first; with -f, keep printing new ones until\n"+
 			"interrupted. Without --group it only peeks: nothing is leased or acked. With --group G it\n"+
-			"consumes as G: each message printed is acked for G, so G's cursor moves.")
+			"consumes as G: each message printed is acked for G, so G's cursor moves (a group new to the\n"+
+			"queue starts with the messages pushed from then on).")
 	group := c.fs.String("group", "", "consume as this consumer group (acks what it prints)")
 	follow := c.fs.Bool("f", false, "follow: keep printing messages as they arrive")
 	partition := c.fs.String("partition", "", "only this partition (name)")
