@@ -52,11 +52,12 @@ func (c *Client) Ack(ctx context.Context, m *Message, status Status, opts ...Ack
 // for a request whose first answer was lost and whose resend had items refused: then err wraps
 // ErrOutcomeUnknown beside the results, as the first request may have applied them. An
 // empty Status means completed. An empty list sends nothing. It is the low-level form: it sends
-// messages settled before too (the broker then answers for them, R68, R79), and marks every
-// message settled once the broker answered.
+// messages settled before too (the broker then answers for them: a completed one succeeds
+// again, one whose lease ended is refused), and marks every message settled once the broker
+// answered.
 //
-// Send the messages of one partition in offset order: a broker applies a completed above a
-// failed or retry of the same batch differently across versions (O18).
+// Send the messages of one partition in offset order: a 0.15 broker that sees a completed above
+// a failed or retry of the same batch moves past the failed message and loses it.
 func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, error) {
 	for i, it := range items {
 		if err := checkAckItem(fmt.Sprintf("items[%d]", i), it.Message, it.Status); err != nil {

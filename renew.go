@@ -11,9 +11,9 @@ import (
 )
 
 // Renew extends the lease leaseID (every partition held under it) to at least now+extend,
-// and returns the new expiry. extend is sent as whole seconds, rounded up, at least 1 (R138,
-// O22). A refused renewal (the lease expired, was released or is unknown) returns an error
-// wrapping ErrLeaseExpired.
+// and returns the new expiry. extend is sent as whole seconds, rounded up, at least 1. A
+// refused renewal (the lease expired, was released or is unknown) returns an error wrapping
+// ErrLeaseExpired.
 func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration) (time.Time, error) {
 	if leaseID == "" {
 		return time.Time{}, invalidOption("leaseID", `""`, "needs the leaseId of a pop")

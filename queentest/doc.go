@@ -1,5 +1,5 @@
 // Package queentest runs Queen's reference broker in-process, for tests: the 2.0 consuming
-// API of SPEC.md §2 over real HTTP on a loopback port, backed by an in-memory engine.
+// API over real HTTP on a loopback port, backed by an in-memory engine.
 //
 //	func TestWorker(t *testing.T) {
 //		srv := queentest.NewServer(t, queentest.WithManualClock())
@@ -40,8 +40,8 @@
 // and its body within 30s of them, is closed after 120s idle, and at most WithMaxConns (4,096)
 // are served at once. Shutdown bounds how long in-flight requests may run on when it stops.
 //
-// Options: WithToken (Bearer authentication, R132), WithManualClock / WithManualClockAt,
-// WithLogger (slog; startup and shutdown at Info, one line per request at Debug), WithAddr
+// Options: WithToken (Bearer authentication; /health stays open), WithManualClock /
+// WithManualClockAt, WithLogger (slog; startup and shutdown at Info, one line per request at Debug), WithAddr
 // (the listen address; cmd/queen-ref uses it) and WithMaxConns.
 //
 // The package depends on nothing but the standard library and the engine in

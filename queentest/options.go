@@ -35,7 +35,7 @@ func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = max(n, 0
 
 // WithToken makes every /api/v1 request carry "Authorization: Bearer <tok>" (the scheme name
 // is case-insensitive); others are answered 401 {"error":"Authentication required"} with no
-// effect. /health stays open (R132). Default: no authentication.
+// effect. /health stays open. Default: no authentication.
 func WithToken(tok string) Option { return func(c *config) { c.token = tok } }
 
 // WithManualClock stops the broker's clock: it moves only with (*Server).Advance, which fires
