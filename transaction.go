@@ -12,10 +12,10 @@ import (
 )
 
 // Transaction gathers acks and pushes that the broker applies all together or not at all: the
-// usual use is to ack what a handler consumed and push what it produced, so a
-// crash never leaves one without the other. Build it with Client.Transaction, add operations
-// with Ack, Push and PushTo (they chain), and send it with Commit. A Transaction is meant for
-// one goroutine at a time and one Commit.
+// usual use is to ack what a handler consumed and push what it produced, so a crash never
+// leaves one without the other. Build it with Client.Transaction, add operations with Ack, Push
+// and PushTo (they chain), and send it with Commit. A Transaction is meant for one goroutine at
+// a time and one Commit.
 //
 // On a 0.15 broker, a transaction's failed and dlq acks file the message at once without
 // spending the retry budget, and a retry ack or a duplicate push transactionId fails the whole

@@ -41,8 +41,8 @@
 // are served at once. Shutdown bounds how long in-flight requests may run on when it stops.
 //
 // Options: WithToken (Bearer authentication; /health stays open), WithManualClock /
-// WithManualClockAt, WithLogger (slog; startup and shutdown at Info, one line per request at Debug), WithAddr
-// (the listen address; cmd/queen-ref uses it) and WithMaxConns.
+// WithManualClockAt, WithLogger (slog; startup and shutdown at Info, one line per request at
+// Debug), WithAddr (the listen address; cmd/queen-ref uses it) and WithMaxConns.
 //
 // The package depends on nothing but the standard library and the engine in
 // internal/broker; it does not import the queen SDK, so the SDK's own tests can use it.
