@@ -162,14 +162,19 @@ func (a *app) tail(args []string) error {
 			return c.notQueen(fmt.Errorf("tail %q: %w", pos[0], err))
 		}
 		now := make(map[string]bool, len(msgs))
+		fresh := 0
 		for _, m := range slices.Backward(msgs) {
 			key := m.PartitionID + "\x00" + m.TransactionID
 			now[key] = true
 			if !seen[key] {
+				fresh++
 				if err := p.print(storedLine(pos[0], m)); err != nil {
 					return err
 				}
 			}
+		}
+		if !first && fresh == n && len(msgs) == n {
+			fmt.Fprintf(a.stderr, "queenctl: tail: more than %d messages arrived since the last look; older ones were not shown\n", n)
 		}
 		if !first { // what fell out of the window cannot come back; what is in it stays known
 			for k := range seen {
