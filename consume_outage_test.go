@@ -21,7 +21,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // A broker failing every request sees the pops that were in flight when it failed, then one
-// probe per backoff period, growing, however many pollers the loop runs (fake time).
+// probe per backoff period, growing, whatever the Concurrency (fake time).
 func TestConsumeProbesAFailingBrokerOncePerBackoff(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -50,7 +50,7 @@ func TestConsumeProbesAFailingBrokerOncePerBackoff(t *testing.T) {
 
 		mu.Lock()
 		defer mu.Unlock()
-		// Pops sent before the first failure was known go out at once (at most one per poller);
+		// Pops sent before the first failure was known go out at once (one, from the fetch loop);
 		// after that, only probes.
 		first := 0
 		for first < len(sent) && sent[first] == 0 {
