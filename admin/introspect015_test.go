@@ -180,6 +180,9 @@ func TestMessages015_O35(t *testing.T) {
 
 	_, err = a.Messages(context.Background(), admin.MessageQuery{Queue: "spec-insp-115691", Oldest: true})
 	assert.ErrorIs(t, err, admin.ErrUnsupported)
+	from := int64(0)
+	_, err = a.Messages(context.Background(), admin.MessageQuery{Queue: "spec-insp-115691", Partition: "p0", FromOffset: &from})
+	assert.ErrorIs(t, err, admin.ErrUnsupported)
 }
 
 // O30: the SQL errors 0.15 answers with 200 are server errors, not results.

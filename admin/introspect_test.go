@@ -273,3 +273,29 @@ func TestConsumerGroupNamedLagging(t *testing.T) {
 	assert.Equal(t, int64(2), g.Queues[0].Lag)
 	assert.Nil(t, g.Queues[0].Partitions)
 }
+
+// FromOffset pages one partition without missing or repeating messages pushed meanwhile.
+func TestMessagesFromOffset(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.push(t, "q", "p", 0, 1, 2, 3)
+	from := int64(1)
+	page, err := f.admin.Messages(ctx, admin.MessageQuery{Queue: "q", Partition: "p", FromOffset: &from, Oldest: true, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1, 2}, []int64{page[0].Offset, page[1].Offset})
+	f.push(t, "q", "p", 4)
+	next := page[1].Offset + 1
+	page, err = f.admin.Messages(ctx, admin.MessageQuery{Queue: "q", Partition: "p", FromOffset: &next, Oldest: true, Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{3, 4}, []int64{page[0].Offset, page[1].Offset})
+	down, err := f.admin.Messages(ctx, admin.MessageQuery{Queue: "q", Partition: "p", FromOffset: &from})
+	require.NoError(t, err)
+	assert.Len(t, down, 2, "newest first from offset 1: 1 and 0")
+
+	_, err = f.admin.Messages(ctx, admin.MessageQuery{Queue: "q", FromOffset: &from})
+	assert.ErrorIs(t, err, queen.ErrInvalidOption)
+	neg := int64(-1)
+	_, err = f.admin.Messages(ctx, admin.MessageQuery{Queue: "q", Partition: "p", FromOffset: &neg})
+	assert.ErrorIs(t, err, queen.ErrInvalidOption)
+}

@@ -20,6 +20,10 @@ type MessageQuery struct {
 
 	Status string // "", pending, processing, completed or dead_letter
 	Oldest bool   // oldest first; the default is newest first (a 0.15 broker lists newest first only)
+	// FromOffset, with Partition, starts the list at this offset: going up when Oldest, else down.
+	// Paging one partition by offset neither misses nor repeats a message while others are
+	// pushed (Offset shifts then). A broker without offsets (0.15) gives ErrUnsupported.
+	FromOffset *int64
 }
 
 // StoredMessage is a message as stored, with its payload. Offset is -1 when the broker does
@@ -55,6 +59,14 @@ func (a *Admin) Messages(ctx context.Context, q MessageQuery) ([]StoredMessage, 
 	default:
 		return nil, invalid("Status", q.Status, "must be pending, processing, completed or dead_letter")
 	}
+	if q.FromOffset != nil {
+		switch {
+		case q.Partition == "":
+			return nil, invalid("FromOffset", *q.FromOffset, "needs Partition")
+		case *q.FromOffset < 0:
+			return nil, invalid("FromOffset", *q.FromOffset, "must not be negative")
+		}
+	}
 	limit := q.Limit
 	if limit == 0 {
 		limit = 200
@@ -72,6 +84,9 @@ func (a *Admin) Messages(ctx context.Context, q MessageQuery) ([]StoredMessage, 
 	}
 	if q.Oldest {
 		v.Set("order", "asc")
+	}
+	if q.FromOffset != nil {
+		v.Set("fromOffset", strconv.FormatInt(*q.FromOffset, 10))
 	}
 	var list wire.MessageList
 	what := "queue " + quote(q.Queue)
@@ -91,8 +106,8 @@ func (a *Admin) Messages(ctx context.Context, q MessageQuery) ([]StoredMessage, 
 		numbered = numbered && e.Offset != nil
 		out = append(out, storedMessage(e))
 	}
-	if q.Oldest && !numbered { // 0.15 ignores order: it always lists newest first
-		return nil, unsupported("listing oldest first")
+	if (q.Oldest || q.FromOffset != nil) && !numbered { // 0.15 ignores order and fromOffset
+		return nil, unsupported("listing oldest first or from an offset: the broker does not number messages")
 	}
 	for i := range out {
 		if out[i].Data != nil {
