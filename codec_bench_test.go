@@ -19,16 +19,6 @@ import (
 //
 //	go test -run '^$' -bench '^Benchmark(Decode|Encode)' -count 5 .
 
-// loop runs op b.N times and reports its CPU time per operation.
-func loop(b *testing.B, op func()) {
-	b.ReportAllocs()
-	start := testutil.ProcessCPU()
-	for b.Loop() {
-		op()
-	}
-	b.ReportMetric(float64(testutil.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
-}
-
 func loadPopAnswer(b *testing.B) []byte {
 	body, err := os.ReadFile("testdata/pop_answer_100.json")
 	if err != nil {
@@ -40,7 +30,7 @@ func loadPopAnswer(b *testing.B) []byte {
 func BenchmarkDecodePop(b *testing.B) {
 	body := loadPopAnswer(b)
 	b.SetBytes(int64(len(body)))
-	loop(b, func() {
+	testutil.CPULoop(b, func() {
 		msgs, err := decodePop(body, "/p", "r")
 		if err != nil || len(msgs) != 100 {
 			b.Fatal(len(msgs), err)
@@ -64,7 +54,7 @@ func BenchmarkDecodePopEncodingJSON(b *testing.B) {
 		Queue, Partition, PartitionID, LeaseID, ConsumerGroup string
 		Messages                                              []message
 	}
-	loop(b, func() {
+	testutil.CPULoop(b, func() {
 		answer.Messages = nil
 		if err := json.Unmarshal(body, &answer); err != nil || len(answer.Messages) != 100 {
 			b.Fatal(err)
@@ -86,7 +76,7 @@ func ackItems() []AckItem {
 
 func BenchmarkEncodeAckBatch(b *testing.B) {
 	items := ackItems()
-	loop(b, func() {
+	testutil.CPULoop(b, func() {
 		if body, err := encodeAckBatch(items); err != nil || len(body) == 0 {
 			b.Fatal(err)
 		}
@@ -111,7 +101,7 @@ func BenchmarkDecodeAckResults(b *testing.B) {
 	req := &request{method: http.MethodPost, path: "/api/v1/ack/batch"}
 	items := ackItems()
 	b.SetBytes(int64(len(ackAnswer100)))
-	loop(b, func() {
+	testutil.CPULoop(b, func() {
 		results, err := ackResults(ackAnswer100, req, items)
 		if err != nil || len(results) != 100 || !results[99].LeaseReleased {
 			b.Fatal(err)

@@ -15,18 +15,9 @@ import (
 //
 //	go test -run '^$' -bench '^Benchmark(ReadPush|WritePush|WritePop)' -count 5 ./queentest/
 
-func cpuLoop(b *testing.B, op func()) {
-	b.ReportAllocs()
-	start := testutil.ProcessCPU()
-	for b.Loop() {
-		op()
-	}
-	b.ReportMetric(float64(testutil.ProcessCPU()-start)/float64(b.N), "cpu-ns/op")
-}
-
 func BenchmarkReadPushRequest(b *testing.B) {
 	body := pushBody("push-bench", 100, 0)
-	cpuLoop(b, func() {
+	testutil.CPULoop(b, func() {
 		o, err := decodeObject(body)
 		if err != nil {
 			b.Fatal(err)
@@ -44,7 +35,7 @@ func BenchmarkWritePushAnswer(b *testing.B) {
 			MessageID: "01a2315b-226a-794d-be17-8b4942b4e008", PartitionID: "99fee5aa-5753-422b-be1c-ed7420de2cb2",
 			QueueName: "orders", Offset: int64(i)}
 	}
-	cpuLoop(b, func() {
+	testutil.CPULoop(b, func() {
 		if len(encodePushAnswer(results)) == 0 {
 			b.Fatal("empty")
 		}
@@ -61,7 +52,7 @@ func BenchmarkWritePopAnswer(b *testing.B) {
 			Data:        []byte(`{"customer":{"id":"cust-004000","tier":"gold"},"order":91370,"qty":1,"sku":"SKU-00000"}`),
 			PartitionID: res.PartitionID, Partition: res.Partition, LeaseID: res.LeaseID, Offset: int64(i), DeliveryAttempt: 1})
 	}
-	cpuLoop(b, func() {
+	testutil.CPULoop(b, func() {
 		if len(encodePopAnswer(&res)) == 0 {
 			b.Fatal("empty")
 		}
