@@ -138,3 +138,27 @@ func recv[T any](t *testing.T, ch <-chan T, what string) T {
 		panic("unreachable")
 	}
 }
+
+// tappedWith is tapped with extra client options.
+func tappedWith(t *testing.T, m testmode.Mode, copts []queen.Option, opts ...queentest.Option) (*queentest.Server, *wiretap, *queen.Client) {
+	t.Helper()
+	srv := m.Server(t, opts...)
+	tap := &wiretap{srv: srv}
+	hs := httptest.NewServer(tap)
+	t.Cleanup(hs.Close)
+	c, err := queen.New(hs.URL, append([]queen.Option{queen.WithRetry(3, time.Millisecond, 5*time.Millisecond)}, copts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return srv, tap, c
+}
+
+// statuses are the statuses of the acks the SDK sent, in order.
+func statuses(tap *wiretap) []string {
+	var out []string
+	for _, a := range tap.acks() {
+		out = append(out, a["status"].(string))
+	}
+	return out
+}
