@@ -10,7 +10,7 @@ import (
 
 // API.md RenewLease: "extended every `every` (default: half of LeaseTime when set, else 10s),
 // each time by LeaseTime when set, else by 60s".
-func TestAPIRenewLeaseDefaults_R138(t *testing.T) {
+func TestRenewLeaseDefaults_R138(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	h := eachHandling(func(context.Context, *Message) error { return nil })

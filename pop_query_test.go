@@ -13,7 +13,7 @@ import (
 
 // R137: "when on, the SDK sends autopilot=true and omits batch and partitions unless the user
 // set them". A Pop with Autopilot(true) and no Batch must not send batch=1.
-func TestContractPopAutopilotOmitsBatch_R137(t *testing.T) {
+func TestPopAutopilotOmitsBatch_R137(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec recorder
@@ -27,7 +27,7 @@ func TestContractPopAutopilotOmitsBatch_R137(t *testing.T) {
 // Ambiguous: O15 "formats timestamps as RFC 3339 and URL-encodes them (+ as
 // %2B)". The SDK converts to UTC, so a "+" never appears; a tester giving a +01:00 time may look
 // for %2B in the query.
-func TestContractSubscriptionFromKeepsTheOffset_O15(t *testing.T) {
+func TestSubscriptionFromKeepsTheOffset_O15(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec recorder

@@ -73,7 +73,7 @@ func queryOf(t *testing.T, r recorded) url.Values {
 // API.md: Wait "Consume default true", Timeout "default 30s", Autopilot "default true for
 // Consume"; R137: batch and partitions left out under autopilot; O13: no consumerGroup in queue
 // mode; O14: subscriptionMode on every named-group pop; AutoAck is never sent by Consume.
-func TestAPIConsumeDefaultPopQuery_R137_O13_O14(t *testing.T) {
+func TestConsumeDefaultPopQuery_R137_O13_O14(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
@@ -109,7 +109,7 @@ func TestAPIConsumeDefaultPopQuery_R137_O13_O14(t *testing.T) {
 
 // API.md Consume semantics: nil → completed, an error → failed with its text, Retry → retry,
 // DeadLetter → dlq, a panic → failed with "panic: <value>"; the ack echoes leaseId and group.
-func TestAPIConsumeHandlerReturnDecidesTheAck_R135(t *testing.T) {
+func TestConsumeHandlerReturnDecidesTheAck_R135(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
@@ -141,7 +141,7 @@ func TestAPIConsumeHandlerReturnDecidesTheAck_R135(t *testing.T) {
 
 // API.md: invalid settings "are reported by the terminal call (Pop, Push, Consume) as an error
 // wrapping ErrInvalidOption that names the setting, before any request is sent".
-func TestAPIInvalidSettingsOnEveryTerminal(t *testing.T) {
+func TestInvalidSettingsOnEveryTerminal(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec recorder
@@ -186,7 +186,7 @@ func TestAPIInvalidSettingsOnEveryTerminal(t *testing.T) {
 }
 
 // API.md: "ErrClosed after Close" for every call that talks to the broker.
-func TestAPIErrClosedAfterClose(t *testing.T) {
+func TestErrClosedAfterClose(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop20, "billing")
@@ -213,7 +213,7 @@ func TestAPIErrClosedAfterClose(t *testing.T) {
 // A Client made without WithHTTPClient sends through http.DefaultTransport as it is when the
 // request leaves, so tools that replace it (httpmock.Activate, say) see the SDK's requests.
 // Not parallel: it replaces the process-wide http.DefaultTransport.
-func TestAPIDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
+func TestDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
 	httpmock.Activate()
 	t.Cleanup(httpmock.DeactivateAndReset)
 	httpmock.RegisterResponder(http.MethodGet, "http://mocked.test/api/v1/pop/queue/q", httpmock.NewStringResponder(204, ""))
@@ -232,7 +232,7 @@ func TestAPIDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
 
 // WithHTTPClient: the SDK keeps using the http.Client it was given, whatever its Transport is
 // when a request leaves: long polls too, though they ignore its Timeout.
-func TestAPIWithHTTPClientTransportSetAfterNew(t *testing.T) {
+func TestWithHTTPClientTransportSetAfterNew(t *testing.T) {
 	t.Parallel()
 	// A timeout long enough never to fire on a loaded machine: what is tested is that the
 	// transport is read at each request, not the deadline.
@@ -254,7 +254,7 @@ func TestAPIWithHTTPClientTransportSetAfterNew(t *testing.T) {
 // wire-0.15.md E2/E3: a 0.15 multi-partition pop reaches a BatchHandler as one call per
 // partition, in offset order, and each partition's batch is acked with its own partitionId and
 // the shared leaseId, in the group that popped it (R32, R88, O6, O17).
-func TestAPIConsume015MultiPartitionPop_E2_E3(t *testing.T) {
+func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pops, acks recorder
@@ -318,7 +318,7 @@ const pop015E2 = `{"consumerGroup":"g1","leaseId":"01a22946-3d01-7000-a784-4350e
 
 // API.md Namespace/Task: "with Task: discovery pop across queues (Queue name then empty)",
 // against the reference broker, for Pop and Consume (R22).
-func TestAPIDiscoveryPopAndConsume_R22(t *testing.T) {
+func TestDiscoveryPopAndConsume_R22(t *testing.T) {
 	t.Parallel()
 	_, c := brokerClient(t)
 	ctx := t.Context()
@@ -350,7 +350,7 @@ func TestAPIDiscoveryPopAndConsume_R22(t *testing.T) {
 
 // Consume semantics: "The text of every error reaches the broker as the ack's error", whatever
 // characters it holds; the identifiers go back exactly as they came (O6).
-func TestAPIAckErrorTextReachesTheBrokerIntact(t *testing.T) {
+func TestAckErrorTextReachesTheBrokerIntact(t *testing.T) {
 	t.Parallel()
 	const text = "he said \"no\" \\ <b>&</b>\n\t\u2028 ünï 😀 \x01 end"
 	c, mt := mockClient(t)

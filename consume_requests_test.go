@@ -17,7 +17,7 @@ import (
 
 // R137 with Limit: Limit is not Batch; the pop of a Consume with Limit(1) and no Batch leaves
 // the batch to the broker's autopilot.
-func TestContractConsumeLimitLeavesBatchToAutopilot_R137(t *testing.T) {
+func TestConsumeLimitLeavesBatchToAutopilot_R137(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pops, acks recorder
@@ -30,7 +30,7 @@ func TestContractConsumeLimitLeavesBatchToAutopilot_R137(t *testing.T) {
 }
 
 // O18: "when message k fails it acks completed up to k−1, failed on k, and nothing above".
-func TestContractConsumeFailureAcksNothingAbove_O18(t *testing.T) {
+func TestConsumeFailureAcksNothingAbove_O18(t *testing.T) {
 	t.Parallel()
 	const threeMessages = `{"success":true,"queue":"orders","partition":"4","partitionId":"pid-4","leaseId":"lid-1","consumerGroup":"billing","messages":[
  {"id":"m1","transactionId":"t1","data":1,"partitionId":"pid-4","partition":"4","leaseId":"lid-1","consumerGroup":"billing","offset":1,"deliveryAttempt":1},
@@ -51,7 +51,7 @@ func TestContractConsumeFailureAcksNothingAbove_O18(t *testing.T) {
 
 // "they never end the loop and never spin": with Timeout(0) every long poll answers at once,
 // so the loop must pause between empty answers.
-func TestContractConsumeTimeoutZeroDoesNotSpin(t *testing.T) {
+func TestConsumeTimeoutZeroDoesNotSpin(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pops recorder
@@ -64,7 +64,7 @@ func TestContractConsumeTimeoutZeroDoesNotSpin(t *testing.T) {
 
 // R137 "omits batch and partitions unless the user set them": what the user set is sent as
 // set, Partitions(4) with the default Concurrency(1) included.
-func TestContractConsumeSendsPartitionsAsSet_R137(t *testing.T) {
+func TestConsumeSendsPartitionsAsSet_R137(t *testing.T) {
 	t.Parallel()
 	pops, _ := consumeOnce(t, func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Partitions(4) },
 		pop20, func(context.Context, *queen.Message) error { return nil })
