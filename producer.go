@@ -20,8 +20,11 @@ const (
 
 	// producerLanes is how many push requests a Producer keeps in flight. Items of one
 	// (queue, partition) always share a lane, and a lane sends one request at a time, so they
-	// are stored in Send order, retries included. Four measured best on the benchmarks.
-	producerLanes = 4
+	// are stored in Send order, retries included. One measured best (BenchmarkProducer, 1 to 8
+	// lanes, also with pushes delayed 2ms): a lane's requests fill up to MaxBatch only as fast
+	// as its share of the items arrives, so more lanes send more, smaller requests, and the
+	// work per item, not the wait for answers, bounds the throughput.
+	producerLanes = 1
 
 	// clientCloseFlush bounds how long Client.Close waits for a Producer it closes to flush.
 	clientCloseFlush = 10 * time.Second
@@ -61,8 +64,9 @@ type Producer struct {
 	maxBatch int
 	onResult func(queue string, item PushItem, res PushResult, err error)
 
-	room  chan struct{} // one token per accepted, unanswered item
-	lanes []*lane
+	room     chan struct{} // one token per accepted, unanswered item
+	lanes    []*lane
+	inFlight atomic.Int32 // push requests sent and not yet answered
 
 	mu      sync.RWMutex // Send holds it shared while adding an item; Close takes it to refuse more
 	closed  atomic.Bool
@@ -170,15 +174,21 @@ func (p *Producer) Send(ctx context.Context, queue string, item PushItem) error 
 		<-p.room
 		return ErrClosed
 	}
-	full := len(p.room) == cap(p.room)
-	p.lanes[laneIndex(w.Queue, w.Partition, len(p.lanes))].add(queue, item, w, full)
+	stuck := p.stuck()
+	p.lanes[laneIndex(w.Queue, w.Partition, len(p.lanes))].add(queue, item, w, stuck)
 	p.mu.RUnlock()
-	if full { // nothing more can come: lingering would only wait
+	if stuck {
 		for _, l := range p.lanes {
 			l.poke()
 		}
 	}
 	return nil
+}
+
+// stuck reports whether the buffer is full with no request in flight: no answer will make room,
+// so no more items can come, and lingering would only wait.
+func (p *Producer) stuck() bool {
+	return len(p.room) == cap(p.room) && p.inFlight.Load() == 0
 }
 
 // Flush sends what is buffered without waiting for Linger and returns nil once every item
@@ -310,12 +320,12 @@ func (l *lane) poke() {
 	}
 }
 
-func (l *lane) add(queue string, item PushItem, w wire.PushItem, full bool) {
+func (l *lane) add(queue string, item PushItem, w wire.PushItem, stuck bool) {
 	l.mu.Lock()
 	l.accepted++
 	l.items.push(queued{seq: l.accepted, at: time.Now(), queue: queue, item: item, wire: w})
 	// The run loop needs waking when it waits with nothing to do, or when a request is full.
-	wake := l.items.len() == 1 || l.items.len() == l.p.maxBatch || full
+	wake := l.items.len() == 1 || l.items.len() == l.p.maxBatch || stuck
 	l.mu.Unlock()
 	if wake {
 		l.poke()
@@ -379,8 +389,7 @@ func (l *lane) run() {
 			continue
 		}
 		var wait time.Duration
-		if n > 0 && n < l.p.maxBatch && l.flushTo < l.items.at(0).seq && !l.stopped &&
-			len(l.p.room) < cap(l.p.room) {
+		if n > 0 && n < l.p.maxBatch && l.flushTo < l.items.at(0).seq && !l.stopped && !l.p.stuck() {
 			wait = l.p.linger - time.Since(l.items.at(0).at)
 		}
 		if n == 0 || wait > 0 {
@@ -416,17 +425,22 @@ func (l *lane) send(batch []queued) {
 		wires[i] = batch[i].wire
 	}
 	affinity := affinityKey(wires[0].Queue, wires[0].Partition, "")
+	l.p.inFlight.Add(1)
+	done := func(results []PushResult, err error) {
+		l.p.inFlight.Add(-1) // before the answer makes room, so the Sends it lets in see it
+		l.answer(batch, results, err)
+	}
 	for attempt := 0; ; attempt++ {
 		results, err := l.p.c.pushChunk(l.p.giveUp, affinity, wires)
 		switch {
 		case err == nil:
-			l.answer(batch, results, nil)
+			done(results, nil)
 			return
 		case l.p.giveUp.Err() != nil:
-			l.answer(batch, nil, closedError(context.Cause(l.p.giveUp), true))
+			done(nil, closedError(context.Cause(l.p.giveUp), true))
 			return
 		case !l.p.retryable(err):
-			l.answer(batch, nil, err)
+			done(nil, err)
 			return
 		}
 		l.p.c.logger.Debug("queen: Producer push failed, sending it again", "items", len(wires),

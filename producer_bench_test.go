@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -24,7 +26,7 @@ import (
 //
 // push-1 calls Push with one item per call; push-1000 calls Push with 1,000-item slices; send
 // calls Producer.Send with one item per call and Flushes at the end, with the default config
-// and 4 lanes (lanes=N varies the requests in flight). partitions=1 puts every item in one
+// and one lane (lanes=N varies the requests in flight). partitions=1 puts every item in one
 // partition (one request in flight at a time keeps their order); partitions=16 keys them.
 func BenchmarkProducer(b *testing.B) {
 	const goroutines = 8
@@ -207,6 +209,8 @@ func benchItem(i, parts int) PushItem {
 	return PushItem{Data: benchData{i}, Partition: fmt.Sprintf("p%d", i%parts)}
 }
 
+// benchClient is a client of a fresh in-process broker. QUEEN_BENCH_PUSH_DELAY=2ms (say) holds
+// every push that long, as a broker across a network would.
 func benchClient(b *testing.B) *Client {
 	b.Helper()
 	srv, err := queentest.Start()
@@ -214,6 +218,13 @@ func benchClient(b *testing.B) *Client {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = srv.Close() })
+	if v := os.Getenv("QUEEN_BENCH_PUSH_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.Fatalf("QUEEN_BENCH_PUSH_DELAY=%q: %v", v, err)
+		}
+		srv.Fail(queentest.Fault{Route: "push", Delay: d, Times: math.MaxInt32})
+	}
 	c, err := New(srv.URL())
 	if err != nil {
 		b.Fatal(err)

@@ -94,7 +94,11 @@ func storedTx(t *testing.T, c *Client, queue, partition string) []string {
 // after applying requests and drops connections before and after.
 func TestProducerExactlyOnceUnderFaults(t *testing.T) {
 	t.Parallel()
-	for name, faulty := range map[string]bool{"clean": false, "faults": true} {
+	for name, tc := range map[string]struct {
+		faulty bool
+		lanes  int
+	}{"clean": {false, producerLanes}, "faults": {true, producerLanes}, "faults/lanes=4": {true, 4}} {
+		faulty := tc.faulty
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := queentest.NewServer(t)
@@ -116,7 +120,7 @@ func TestProducerExactlyOnceUnderFaults(t *testing.T) {
 			}
 			c := newTestClient(t, srv.URL(), WithRetry(2, time.Millisecond, 2*time.Millisecond))
 			var got outcomes
-			p, err := c.NewProducer(ProducerConfig{MaxBatch: 40, Linger: time.Millisecond, OnResult: got.record})
+			p, err := c.newProducer(ProducerConfig{MaxBatch: 40, Linger: time.Millisecond, OnResult: got.record}, tc.lanes)
 			require.NoError(t, err)
 
 			const senders, perSender = 6, 150
