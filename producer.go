@@ -44,7 +44,7 @@ type ProducerConfig struct {
 	// a nil error, or with the item's final error. item is the item as sent, its TransactionID
 	// filled in. It runs on the Producer's goroutines, for one request's items in Send order:
 	// keep it short, and do not call Flush or Close from it. Nil: final errors are logged with
-	// the client's logger.
+	// the client's logger, one line per request.
 	OnResult func(queue string, item PushItem, res PushResult, err error)
 }
 
@@ -234,8 +234,8 @@ func (p *Producer) Close(ctx context.Context) error {
 	return err
 }
 
-// report hands one item's outcome to OnResult, or logs a final error when there is none. A
-// panic in OnResult is logged, so the other items still get theirs.
+// report hands one item's outcome to OnResult. A panic in OnResult is logged, so the other
+// items still get theirs.
 func (p *Producer) report(queue string, item PushItem, res PushResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -243,14 +243,7 @@ func (p *Producer) report(queue string, item PushItem, res PushResult, err error
 				"transactionId", item.TransactionID, "panic", v)
 		}
 	}()
-	if p.onResult != nil {
-		p.onResult(queue, item, res, err)
-		return
-	}
-	if err != nil {
-		p.c.logger.Warn("queen: Producer could not push an item", "queue", queue,
-			"partition", item.Partition, "transactionId", item.TransactionID, "error", err)
-	}
+	p.onResult(queue, item, res, err)
 }
 
 // retryable reports whether a failed push request is worth sending again.
@@ -459,15 +452,22 @@ func (l *lane) answer(batch []queued, results []PushResult, err error) {
 	for range batch {
 		<-l.p.room // first, so an OnResult that calls Send never waits on its own request
 	}
-	for i := range batch {
-		q := &batch[i]
-		var res PushResult
-		if err == nil {
-			res = results[i]
-		} else {
-			res = PushResult{TransactionID: q.wire.TransactionID, Offset: -1}
+	if l.p.onResult == nil {
+		if err != nil { // one line for the request, not one per item
+			l.p.c.logger.Warn("queen: Producer could not push items", "items", len(batch),
+				"queue", batch[0].queue, "transactionId", batch[0].wire.TransactionID, "error", err)
 		}
-		l.p.report(q.queue, q.item, res, err)
+	} else {
+		for i := range batch {
+			q := &batch[i]
+			var res PushResult
+			if err == nil {
+				res = results[i]
+			} else {
+				res = PushResult{TransactionID: q.wire.TransactionID, Offset: -1}
+			}
+			l.p.report(q.queue, q.item, res, err)
+		}
 	}
 	last := batch[len(batch)-1].seq
 	clear(batch) // drop the references before the batch slice is reused

@@ -114,13 +114,15 @@ func benchSend(b *testing.B, goroutines, parts, lanes int) {
 	b.ReportMetric(float64(latency.Load())/float64(b.N)/1e6, "answer-ms/item")
 }
 
-// BenchmarkProducerSend is the cost of one Send that does not wait: checking and encoding the
-// item and buffering it (nothing is sent until the untimed Flush).
+// BenchmarkProducerSend is the cost of one Send that does not wait, from one goroutine:
+// checking, encoding and buffering the item. The broker holds every push until the timer stops,
+// so only Send is measured.
 //
 //	go test -run '^$' -bench 'BenchmarkProducerSend' -benchtime 200000x .
 func BenchmarkProducerSend(b *testing.B) {
-	c := benchClient(b)
-	p, err := c.NewProducer(ProducerConfig{Linger: time.Hour, MaxBatch: maxPushItems, MaxBuffered: b.N + 1})
+	c, release := holdingClient(b)
+	p, err := c.NewProducer(ProducerConfig{Linger: time.Hour, MaxBatch: maxPushItems, MaxBuffered: b.N + 1,
+		OnResult: func(string, PushItem, PushResult, error) {}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,9 +134,37 @@ func BenchmarkProducerSend(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	release()
 	if err := p.Close(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// holdingClient is a client of a broker that answers no push until release is called.
+func holdingClient(b *testing.B) (c *Client, release func()) {
+	srv, err := queentest.Start()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = srv.Close() })
+	hold := make(chan struct{})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+		}
+		srv.Handler().ServeHTTP(w, r)
+	}))
+	b.Cleanup(hs.Close)
+	c, err = New(hs.URL, WithRetry(0, 0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = c.Close() })
+	var once sync.Once
+	release = func() { once.Do(func() { close(hold) }) }
+	b.Cleanup(release)
+	return c, release
 }
 
 // BenchmarkProducerMemory fills a Producer whose broker holds every push unanswered and reports
@@ -145,28 +175,12 @@ func BenchmarkProducerSend(b *testing.B) {
 func BenchmarkProducerMemory(b *testing.B) {
 	for _, buffered := range []int{1000, 10000, 50000} {
 		b.Run(fmt.Sprintf("maxBuffered=%d", buffered), func(b *testing.B) {
-			srv, err := queentest.Start()
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer srv.Close()
-			hold := make(chan struct{})
-			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				select { // never answered while measuring
-				case <-hold:
-				case <-r.Context().Done():
-				}
-				srv.Handler().ServeHTTP(w, r)
-			}))
-			defer hs.Close()
-			c, err := New(hs.URL, WithRetry(0, 0, 0))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
+			c, release := holdingClient(b)
+			defer release()
 			for range b.N {
 				before := heapInUse()
-				p, err := c.NewProducer(ProducerConfig{MaxBuffered: buffered})
+				p, err := c.NewProducer(ProducerConfig{MaxBuffered: buffered,
+					OnResult: func(string, PushItem, PushResult, error) {}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -186,7 +200,6 @@ func BenchmarkProducerMemory(b *testing.B) {
 				cancel()
 				_ = p.Close(ctx) // gives up at once: every item is reported
 			}
-			close(hold)
 		})
 	}
 }
