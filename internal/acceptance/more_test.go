@@ -1,0 +1,98 @@
+package acceptance
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMoreRules(t *testing.T) {
+	t.Parallel()
+	t.Run("R36_redelivery_hands_newest", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "p", 3)
+		ms := msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&conflation=true&subscriptionMode=all"))
+		wantOffsets(t, ms, 2)
+		b.ackMsg(ms[0], "retry", false)
+		b.push(item("q", "p", "new", 1))
+		ms = msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=5"))
+		wantOffsets(t, ms, 3)
+		eq(t, ms[0], "deliveryAttempt", 1)
+	})
+	t.Run("R36_batch_caps_conflating_partitions", func(t *testing.T) {
+		b := start(t)
+		for _, p := range []string{"a", "b", "c"} {
+			b.pushN("q", p, 2)
+			b.advance(time.Millisecond)
+		}
+		p := b.pop("/api/v1/pop/queue/q?consumerGroup=g&conflation=true&subscriptionMode=all&batch=2&partitions=3")
+		ms := msgs(t, p)
+		wantOffsets(t, ms, 1, 1)
+		eq(t, p, "partitionsClaimed", 2)
+	})
+	t.Run("R102_conflation_choice_is_stored_false", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "p", 1)
+		b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&autoAck=true")
+		b.pushN("q", "p", 3)
+		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&conflation=true&batch=5")), 1, 2)
+	})
+	t.Run("R110_seek_gives_start_to_unknown_group", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "p", 2)
+		b.seek("g", "q", obj{"timestamp": "1970-01-01T00:00:00Z"}).obj(http.StatusOK)
+		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=new&batch=5")), 0, 1)
+	})
+	t.Run("R143_keep_metadata_keeps_start", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "p", 2)
+		b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&autoAck=true&batch=5")
+		eq(t, b.del("/api/v1/consumer-groups/g/queues/q?deleteMetadata=false").obj(http.StatusOK), "deletedPartitions", 1)
+		// The cursor is gone and the stored all start stays, so the later new changes nothing.
+		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=new&batch=5")), 0, 1)
+	})
+	t.Run("R126_rollback_keeps_counters_and_dead_letters", func(t *testing.T) {
+		b := start(t)
+		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
+		_, ms := b.leased("q", "p", "", 1)
+		m := ms[0]
+		r := b.txn(obj{"type": "ack", "transactionId": m["transactionId"], "partitionId": m["partitionId"], "status": "failed"}, obj{"type": "push", "items": []obj{{"queue": ""}}})
+		eq(t, r, "success", false)
+		if !strings.HasPrefix(str(t, r, "error"), "operation 1: ") {
+			t.Fatalf("error %q", r["error"])
+		}
+		eq(t, b.get("/api/v1/dlq").obj(http.StatusOK), "total", 0)
+		b.get("/api/v1/pop/queue/q").empty() // the lease survived
+		eq(t, b.ackMsg(m, "failed", false), "dlq", true)
+	})
+	t.Run("R119_transaction_fenced_ack", func(t *testing.T) {
+		b := start(t)
+		_, ms := b.leased("q", "p", "", 1)
+		r := b.txn(obj{"type": "ack", "transactionId": ms[0]["transactionId"], "partitionId": ms[0]["partitionId"], "leaseId": "stale"})
+		eq(t, r, "error", "operation 0: Invalid or expired lease")
+	})
+	t.Run("R128_commit_wakes_waiter", func(t *testing.T) {
+		b := start(t)
+		done := b.background("/api/v1/pop/queue/q?wait=true&timeout=60000")
+		eq(t, b.txn(obj{"type": "push", "items": []obj{item("q", "p", "a", 1)}}), "success", true)
+		wantOffsets(t, msgs(t, answered(t, done).obj(http.StatusOK)), 0)
+	})
+	t.Run("R146_pop_lease_cap", func(t *testing.T) {
+		b := start(t)
+		items := make([]obj, 10000)
+		for i := range items {
+			items[i] = obj{"queue": "q", "partition": "p"}
+		}
+		b.push(items...)
+		b.push(obj{"queue": "q", "partition": "p"})
+		if n := len(msgs(t, b.pop("/api/v1/pop/queue/q?batch=20000"))); n != 10000 {
+			t.Fatalf("%d messages, want 10000", n)
+		}
+	})
+	t.Run("R113_empty_timestamp", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "p", 1)
+		b.seek("g", "q", obj{"timestamp": ""}).fails(http.StatusBadRequest)
+	})
+}
