@@ -153,3 +153,30 @@ func TestConsumeProductionSignatures(t *testing.T) {
 	)
 	_ = queen.ServerInfo{Status: "healthy", Version: ""}
 }
+
+// The Producer section of API.md.
+func TestProducerSignatures(t *testing.T) {
+	t.Parallel()
+	c, err := queen.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var (
+		_ func(queen.ProducerConfig) (*queen.Producer, error) = c.NewProducer
+		_                                                     = queen.ProducerConfig{
+			Linger: time.Millisecond, MaxBatch: 1, MaxBuffered: 1,
+			OnResult: func(queue string, item queen.PushItem, res queen.PushResult, err error) {},
+		}
+	)
+	p, err := c.NewProducer(queen.ProducerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		_ func(context.Context, string, queen.PushItem) error = p.Send
+		_ func(context.Context) error                         = p.Flush
+		_ func(context.Context) error                         = p.Close
+	)
+	assert.NoError(t, p.Close(t.Context()))
+}
