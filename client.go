@@ -41,7 +41,8 @@ const (
 // fails to answer or answers 502/503/504 is skipped for 5s and the retry goes to another.
 //
 // Which calls are safe to repeat. A push is: every item carries a transactionId, so the broker
-// stores a resent item once and answers "duplicate". A pop is: a pop whose answer was lost
+// stores a resent item once and answers "duplicate"; if its answer was lost and every resend
+// fails too, the error wraps ErrOutcomeUnknown, as the items may be stored. A pop is: a pop whose answer was lost
 // leases messages nobody receives, and they come back when that lease expires. A renewal is:
 // it never shortens a lease. Acks (Ack, AckBatch, the Message methods), Transaction.Commit,
 // and the admin calls that change state (replay, seek, deletes) are not: when their answer is

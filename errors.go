@@ -20,8 +20,8 @@ var (
 	ErrTransactionFailed = errors.New("queen: transaction failed")
 	// ErrClosed is returned by calls on a closed Client.
 	ErrClosed = errors.New("queen: client closed")
-	// ErrOutcomeUnknown is wrapped by the error of a call that changes state (an ack, a
-	// transaction commit, a replay, seek or delete) whose answer was lost after the request
+	// ErrOutcomeUnknown is wrapped by the error of a call that changes state (a push, an ack,
+	// a transaction commit, a replay, seek or delete) whose answer was lost after the request
 	// was sent: the broker may or may not have applied it. The error also wraps what a resend
 	// got, when one was made. Check the state (or rely on idempotence) before repeating it.
 	ErrOutcomeUnknown = errors.New("queen: outcome unknown")

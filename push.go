@@ -176,8 +176,10 @@ func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.Pu
 	if err != nil {
 		return nil, fmt.Errorf("queen: encode push: %w", err)
 	}
+	// Resending a push is safe (its transactionIds deduplicate it), but once its answer was lost
+	// a final failure must not read as "nothing stored": once marks it for ErrOutcomeUnknown.
 	req := request{method: http.MethodPost, path: "/api/v1/push", body: raw, affinity: affinity,
-		route: routePush, items: len(items)}
+		route: routePush, items: len(items), once: true}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {
