@@ -111,10 +111,19 @@ func (r reply) wantStatus(want int) reply {
 	return r
 }
 
+// jsonType checks §2.1's Content-Type on a JSON answer (0.15 sends the same).
+func (r reply) jsonType() {
+	r.t.Helper()
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		r.t.Fatalf("%s: Content-Type %q on %s, want application/json", r.what, ct, r.body)
+	}
+}
+
 // obj checks the status and decodes an object body.
 func (r reply) obj(want int) obj {
 	r.t.Helper()
 	r.wantStatus(want)
+	r.jsonType()
 	var o obj
 	if err := json.Unmarshal(r.body, &o); err != nil {
 		r.t.Fatalf("%s: decoding object %s: %v", r.what, r.body, err)
@@ -126,6 +135,7 @@ func (r reply) obj(want int) obj {
 func (r reply) arr(want int) []obj {
 	r.t.Helper()
 	r.wantStatus(want)
+	r.jsonType()
 	var a []obj
 	if err := json.Unmarshal(r.body, &a); err != nil {
 		r.t.Fatalf("%s: decoding array %s: %v", r.what, r.body, err)

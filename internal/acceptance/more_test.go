@@ -96,3 +96,44 @@ func TestMoreRules(t *testing.T) {
 		b.seek("g", "q", obj{"timestamp": ""}).fails(http.StatusBadRequest)
 	})
 }
+
+func TestOrderAndConfigure(t *testing.T) {
+	t.Parallel()
+	t.Run("R19_oldest_available_message_first", func(t *testing.T) {
+		b := start(t)
+		b.push(item("q", "a", "a1", 1))
+		b.advance(time.Second)
+		b.push(item("q", "b", "b1", 1))
+		b.advance(time.Second)
+		b.push(item("q", "a", "a2", 1))
+		for _, want := range []string{"a", "b", "a"} {
+			p := b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all")
+			eq(t, p, "partition", want)
+			b.ackMsg(msgs(t, p)[0], "completed", false)
+		}
+	})
+	t.Run("R5_new_leaseTime_applies_to_later_leases", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "a", 1)
+		b.pushN("q", "b", 1)
+		b.pop("/api/v1/pop/queue/q/partition/a")
+		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"leaseTime": 600}}).obj(http.StatusOK)
+		b.pop("/api/v1/pop/queue/q/partition/b")
+		b.advance(60 * time.Second)
+		eq(t, b.pop("/api/v1/pop/queue/q"), "partition", "a")
+		b.get("/api/v1/pop/queue/q/partition/b").empty()
+	})
+	t.Run("R133_single_method_paths", func(t *testing.T) {
+		b := start(t)
+		for _, c := range [][2]string{
+			{"GET", "/api/v1/dlq/x"}, {"GET", "/api/v1/consumer-groups/g/queues/q"},
+			{"GET", "/api/v1/consumer-groups/g/queues/q/seek"}, {"DELETE", "/api/v1/dlq/x/replay"},
+			{"PUT", "/api/v1/push"}, {"PATCH", "/api/v1/configure"},
+		} {
+			b.at(t).do(c[0], c[1], nil).fails(http.StatusMethodNotAllowed, "method not allowed")
+		}
+		for _, p := range []string{"/api/v1/pop/queue/q/partition", "/api/v1/messages/onlyone", "/api/v1/pop/queue", "/api/v1"} {
+			b.at(t).get(p).fails(http.StatusNotFound, "not found")
+		}
+	})
+}
