@@ -286,3 +286,20 @@ func TestAckBatch(t *testing.T) {
 		}
 	})
 }
+
+// TestAckBatchSpentBudget: with no budget, each failed files its message and moves the cursor
+// (R70, R84); the last one ends the lease (R53).
+func TestAckBatchSpentBudget(t *testing.T) {
+	b := start(t)
+	b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
+	_, ms := b.leased("q", "p", "g", 3)
+	a := func(m obj, st string) obj {
+		return obj{"transactionId": m["transactionId"], "partitionId": m["partitionId"], "leaseId": m["leaseId"], "status": st}
+	}
+	res := b.post("/api/v1/ack/batch", obj{"consumerGroup": "g", "acknowledgments": []obj{a(ms[2], "failed"), a(ms[1], "failed")}}).arr(http.StatusOK)
+	fields(t, res[0], "success", true, "dlq", true, "leaseReleased", true)
+	fields(t, res[1], "success", true, "dlq", true, "leaseReleased", false)
+	eq(t, b.get("/api/v1/dlq?consumerGroup=g").obj(http.StatusOK), "total", 2)
+	b.pushN("q", "p", 4)
+	wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=5")), 3)
+}

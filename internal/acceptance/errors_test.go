@@ -142,6 +142,6 @@ func TestErrorsAndRoutes(t *testing.T) {
 		eq(t, h, "database", "memory")
 		eq(t, h, "server", "queen-go reference broker")
 		eq(t, h, "status", "healthy")
-		str(t, h, "version")
+		eq(t, h, "version", "(devel)") // a test binary of this module has no version
 	})
 }

@@ -87,3 +87,28 @@ func TestLimits(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidUTF8Everywhere: every body route refuses invalid UTF-8 (R147), and a name that
+// decodes to invalid UTF-8 breaks the name rule (R144).
+func TestInvalidUTF8Everywhere(t *testing.T) {
+	b := start(t)
+	_, ms := b.leased("q", "p", "", 1)
+	bad := "\xff"
+	for path, body := range map[string]string{
+		"/api/v1/ack":                             `{"transactionId":"` + bad + `","partitionId":"x"}`,
+		"/api/v1/ack/batch":                       `{"acknowledgments":[{"transactionId":"` + bad + `","partitionId":"x"}]}`,
+		"/api/v1/configure":                       `{"queue":"q","options":{"note":"` + bad + `"}}`,
+		"/api/v1/transaction":                     `{"operations":[{"type":"push","items":[{"queue":"q","payload":"` + bad + `"}]}]}`,
+		"/api/v1/consumer-groups/g/queues/q/seek": `{"timestamp":"` + bad + `"}`,
+		"/api/v1/lease/" + ms[0]["leaseId"].(string) + "/extend": `{"seconds":5,"x":"` + bad + `"}`,
+	} {
+		t.Run(path, func(t *testing.T) {
+			if msg := b.at(t).post(path, []byte(body)).fails(http.StatusBadRequest); msg != "Invalid JSON: invalid UTF-8" {
+				t.Fatalf("error %q", msg)
+			}
+		})
+	}
+	b.get("/api/v1/pop/queue/%FF").fails(http.StatusBadRequest)
+	b.get("/api/v1/pop/queue/q?consumerGroup=%FF").fails(http.StatusBadRequest, "consumerGroup")
+	b.get("/api/v1/pop/queue/q").empty() // still leased: nothing above changed it
+}

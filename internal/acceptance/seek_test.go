@@ -145,3 +145,11 @@ func TestSeek(t *testing.T) {
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all")), 0)
 	})
 }
+
+// TestSeekTargetIsWritten: targetTimestamp is a written timestamp (§2.1): UTC, Z, microseconds.
+func TestSeekTargetIsWritten(t *testing.T) {
+	b := start(t)
+	b.pushN("q", "p", 1)
+	r := b.seek("g", "q", obj{"timestamp": "2026-01-01T01:00:00+01:00"}).obj(http.StatusOK)
+	eq(t, r, "targetTimestamp", "2026-01-01T00:00:00.000000Z")
+}
