@@ -30,6 +30,17 @@ func TestLimits(t *testing.T) {
 				b.get("/api/v1/dlq?queue=" + url.QueryEscape(name)).fails(http.StatusBadRequest)
 				b.get("/api/v1/messages?queue=" + url.QueryEscape(name)).fails(http.StatusBadRequest)
 				b.get("/api/v1/status/queues/" + esc).fails(http.StatusBadRequest)
+				qe := url.QueryEscape(name)
+				for _, p := range []string{
+					"/api/v1/consumer-groups?queue=" + qe, "/api/v1/consumer-groups/lagging?queue=" + qe,
+					"/api/v1/consumer-groups/lagging?consumerGroup=" + qe, "/api/v1/consumer-groups/" + esc,
+					"/api/v1/messages?queue=ok&partition=" + qe, "/api/v1/dlq?consumerGroup=" + qe,
+					"/api/v1/dlq?partition=" + qe, "/api/v1/pop?namespace=x&consumerGroup=" + qe,
+				} {
+					b.get(p).fails(http.StatusBadRequest)
+				}
+				b.del("/api/v1/resources/queues/" + esc).fails(http.StatusBadRequest)
+				b.del("/api/v1/consumer-groups/ok/queues/" + esc).fails(http.StatusBadRequest)
 			})
 		}
 		b.get("/api/v1/status/queues/ok").fails(http.StatusNotFound)

@@ -243,3 +243,35 @@ func TestPop(t *testing.T) {
 		}
 	})
 }
+
+// TestRacingPops: concurrent pops of one group for one ready partition: exactly one gets it,
+// and every message goes to one worker (R51, R52).
+func TestRacingPops(t *testing.T) {
+	b := start(t)
+	b.pushN("q", "a", 3)
+	b.pushN("q", "b", 3)
+	const workers = 16
+	answers := make(chan reply, workers)
+	for range workers {
+		go func() { answers <- b.get("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&batch=10") }()
+	}
+	seen := map[string]bool{}
+	got := 0
+	for range workers {
+		r := <-answers
+		if r.status == http.StatusNoContent {
+			continue
+		}
+		got++
+		for _, m := range msgs(t, r.obj(http.StatusOK)) {
+			id := m["id"].(string)
+			if seen[id] {
+				t.Fatalf("message %s handed to two workers", id)
+			}
+			seen[id] = true
+		}
+	}
+	if got != 2 || len(seen) != 6 {
+		t.Fatalf("%d pops leased %d messages, want 2 pops and 6 messages", got, len(seen))
+	}
+}
