@@ -137,3 +137,27 @@ func TestOrderAndConfigure(t *testing.T) {
 		}
 	})
 }
+
+func TestAfterExpiryAndDeletion(t *testing.T) {
+	t.Parallel()
+	t.Run("R81_unfenced_ack_after_expiry", func(t *testing.T) {
+		b := start(t)
+		_, ms := b.leased("q", "p", "g", 2)
+		b.advance(61 * time.Second)
+		b.pushN("q", "p", 3)
+		eq(t, b.ack(obj{"transactionId": "p-t2", "partitionId": ms[0]["partitionId"], "consumerGroup": "g"}), "error", "message not delivered to this group")
+		eq(t, b.ackMsg(ms[1], "completed", true), "success", true)
+		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=5")), 2)
+	})
+	t.Run("R141_waiters_keep_waiting", func(t *testing.T) {
+		b := start(t)
+		b.pushN("q", "p", 1)
+		b.pop("/api/v1/pop/queue/q")
+		done := b.background("/api/v1/pop/queue/q?wait=true&timeout=60000")
+		b.del("/api/v1/resources/queues/q").obj(http.StatusOK)
+		b.push(item("q", "p", "again", 1))
+		ms := msgs(t, answered(t, done).obj(http.StatusOK))
+		eq(t, ms[0], "transactionId", "again")
+		eq(t, ms[0], "offset", 0)
+	})
+}
