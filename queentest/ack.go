@@ -19,6 +19,10 @@ func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
+	if s.v015 {
+		s.ack015(w, item)
+		return
+	}
 	if item.TransactionID == "" && item.PartitionID == "" { // R78: a request-level fault
 		writeError(w, http.StatusBadRequest, "transactionId and partitionId are required")
 		return
@@ -38,6 +42,10 @@ func (s *Server) handleAckBatch(w http.ResponseWriter, r *http.Request) {
 	items, err := decodeAckBatch(o)
 	if err != nil {
 		writeFailure(w, err)
+		return
+	}
+	if s.v015 {
+		s.ackBatch015(w, r, items)
 		return
 	}
 	if len(items) == 0 { // R87

@@ -36,20 +36,14 @@ func compatName(version string) string {
 	return version
 }
 
-// newRouter015 serves 0.15's routes: its own answers where they differ from 2.0's, 2.0's
-// handlers where they do not, and for everything else (the discovery pop, DLQ replay and
-// delete, an unserved method) 0.15's HTML 404 (O4, O10, O25).
+// newRouter015 serves 0.15's routes: its own handlers where the whole answer differs, 2.0's
+// elsewhere (those of push, pop, ack, extend and transaction branch to their 0.15 answers),
+// and for everything else (the discovery pop, DLQ replay and delete, an unserved method)
+// 0.15's HTML 404 (O4, O10, O25).
 func newRouter015(s *Server, mux20 *http.ServeMux) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", handleHealth015)
 	mux.HandleFunc("POST /api/v1/configure", s.handleConfigure015)
-	mux.HandleFunc("POST /api/v1/push", s.handlePush015)
-	mux.HandleFunc("GET /api/v1/pop/queue/{queue}", s.handlePopQueue015)
-	mux.HandleFunc("GET /api/v1/pop/queue/{queue}/partition/{partition}", s.handlePopPartition015)
-	mux.HandleFunc("POST /api/v1/ack", s.handleAck015)
-	mux.HandleFunc("POST /api/v1/ack/batch", s.handleAckBatch015)
-	mux.HandleFunc("POST /api/v1/lease/{leaseId}/extend", s.handleExtend015)
-	mux.HandleFunc("POST /api/v1/transaction", s.handleTransaction015)
 	mux.HandleFunc("GET /api/v1/dlq", s.handleDLQList015)
 	mux.HandleFunc("POST /api/v1/consumer-groups/{group}/queues/{queue}/seek", s.handleSeek015)
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}", s.handleDeleteGroup015)

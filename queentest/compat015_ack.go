@@ -15,18 +15,8 @@ const (
 	errBatchTransactionID015    = "Each acknowledgment must have a valid transactionId string"
 )
 
-// handleAck015 answers POST /api/v1/ack as 0.15 does.
-func (s *Server) handleAck015(w http.ResponseWriter, r *http.Request) {
-	o, err := readObject(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	item, err := decodeAckItem(o, "", "", -1)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
+// ack015 answers POST /api/v1/ack as 0.15 does.
+func (s *Server) ack015(w http.ResponseWriter, item broker.AckItem) {
 	switch {
 	case item.TransactionID == "":
 		writeError(w, http.StatusBadRequest, errTransactionIDRequired015)
@@ -35,22 +25,12 @@ func (s *Server) handleAck015(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, errPartitionIDRequired015)
 		return
 	}
-	s.ack015(w, []broker.AckItem{item})
+	s.applyAcks015(w, []broker.AckItem{item})
 }
 
-// handleAckBatch015 answers POST /api/v1/ack/batch as 0.15 does; an empty acknowledgments
-// array is never answered (O19).
-func (s *Server) handleAckBatch015(w http.ResponseWriter, r *http.Request) {
-	o, err := readObject(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	items, err := decodeAckBatch(o)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
+// ackBatch015 answers POST /api/v1/ack/batch as 0.15 does; an empty acknowledgments array is
+// never answered (O19).
+func (s *Server) ackBatch015(w http.ResponseWriter, r *http.Request, items []broker.AckItem) {
 	if len(items) == 0 {
 		select { // until the client gives up or the broker closes
 		case <-r.Context().Done():
@@ -68,12 +48,12 @@ func (s *Server) handleAckBatch015(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.ack015(w, items)
+	s.applyAcks015(w, items)
 }
 
-// ack015 applies validated items. One partitionId that is not a UUID fails the whole merged
+// applyAcks015 applies validated items. One partitionId that is not a UUID fails the whole merged
 // SQL call (O6, capture B3b).
-func (s *Server) ack015(w http.ResponseWriter, items []broker.AckItem) {
+func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	for _, it := range items {
 		if !isCanonicalUUID(it.PartitionID) {
 			writeFailure015(w, "ERROR:  invalid input syntax for type uuid: \""+it.PartitionID+
@@ -85,15 +65,9 @@ func (s *Server) ack015(w http.ResponseWriter, items []broker.AckItem) {
 	writeJSON(w, http.StatusOK, ackAnswer(results))
 }
 
-// handleExtend015 answers a lease extension as 0.15 does (O22): seconds defaults to 60, a
+// extend015 answers a lease extension as 0.15 does (O22): seconds defaults to 60, a
 // non-numeric one is a 500, and expiresAt has milliseconds.
-func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
-	leaseID := r.PathValue("leaseId")
-	o, err := readObject(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
+func (s *Server) extend015(w http.ResponseWriter, leaseID string, o object) {
 	seconds, ok, err := o.integer("seconds")
 	if err != nil {
 		writeTypeError015(w, "seconds", "number")

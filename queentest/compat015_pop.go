@@ -10,14 +10,6 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-func (s *Server) handlePopQueue015(w http.ResponseWriter, r *http.Request) {
-	s.pop015(w, r, broker.PopRequest{Queue: r.PathValue("queue")})
-}
-
-func (s *Server) handlePopPartition015(w http.ResponseWriter, r *http.Request) {
-	s.pop015(w, r, broker.PopRequest{Queue: r.PathValue("queue"), Partition: r.PathValue("partition")})
-}
-
 // pop015 is a pop as 0.15 serves it: lax parameters, every answer a 200, and an empty pop
 // told by its body (O2).
 func (s *Server) pop015(w http.ResponseWriter, r *http.Request, req broker.PopRequest) {

@@ -3,22 +3,13 @@ package queentest
 import (
 	"net/http"
 
+	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handlePush015 answers a push as 0.15 does (O7): 200 with snake_case results and no offset,
-// a duplicate without partition_id and trace_id, and a real 201 [] for an empty items array.
-func (s *Server) handlePush015(w http.ResponseWriter, r *http.Request) {
-	o, err := readObject(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	items, err := decodePushItems(o.raw("items"), "items")
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
+// push015 stores a push as 0.15 does (O7): 200 with snake_case results and no offset, a
+// duplicate without partition_id and trace_id, and a real 201 [] for an empty items array.
+func (s *Server) push015(w http.ResponseWriter, items []broker.PushItem) {
 	if len(items) == 0 {
 		writeBody(w, http.StatusCreated, []byte("[]"))
 		return
@@ -37,19 +28,9 @@ func (s *Server) handlePush015(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// handleTransaction015 answers a transaction as 0.15 does (O23): push entries without status
+// writeTransaction015 answers a transaction as 0.15 does (O23): push entries without status
 // or offset, and a rollback as 200 {"error","success":false}.
-func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
-	o, err := readObject(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	res, err := s.transact(o)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
+func writeTransaction015(w http.ResponseWriter, res broker.TxResult) {
 	if !res.Success {
 		writeFailure015(w, res.Error)
 		return

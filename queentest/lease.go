@@ -15,6 +15,10 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
+	if s.v015 {
+		s.extend015(w, leaseID, o)
+		return
+	}
 	seconds, ok, err := o.integer("seconds")
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))

@@ -27,6 +27,10 @@ func (s *Server) handlePopDiscovery(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopRequest) {
+	if s.v015 {
+		s.pop015(w, r, req)
+		return
+	}
 	q, err := parseQuery(r)
 	if err == nil {
 		err = parsePopRequest(q, &req)

@@ -22,6 +22,10 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
+	if s.v015 {
+		s.push015(w, items)
+		return
+	}
 	var results []broker.PushResult
 	if len(items) > 0 {
 		results = s.engine.Push(items)

@@ -20,6 +20,10 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
+	if s.v015 {
+		writeTransaction015(w, res)
+		return
+	}
 	writeJSON(w, http.StatusOK, transactionAnswer(res))
 }
 
