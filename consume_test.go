@@ -416,7 +416,10 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 				mu.Unlock()
 				if i == 2 {
 					close(started)
-					<-release
+					select { // bounded: a failed wait below must not leave Close waiting forever
+					case <-release:
+					case <-time.After(testTimeout):
+					}
 					if hctx.Err() != nil {
 						t.Error("the handler ctx was cancelled within the shutdown grace")
 					}
