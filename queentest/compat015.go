@@ -49,6 +49,7 @@ func newRouter015(s *Server, mux20 *http.ServeMux) http.Handler {
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}", s.handleDeleteGroup015)
 	mux.HandleFunc("DELETE /api/v1/consumer-groups/{group}/queues/{queue}", s.handleDeleteGroup015)
 	mux.HandleFunc("DELETE /api/v1/resources/queues/{queue}", s.handleDeleteQueue015)
+	routeIntrospection015(s, mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead { // the mux would serve a HEAD pop as a GET
 			writeNotFound015(w)

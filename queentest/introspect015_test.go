@@ -1,0 +1,356 @@
+package queentest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// captureState015 rebuilds the state of the introspection captures (S1–S21 of
+// wire-0.15-introspection.md) on a 0.15-mode broker and reads it 25 s after the first push.
+// It returns the client and p0's partition id.
+func captureState015(t *testing.T) (*Server, *client, map[string]string) {
+	t.Helper()
+	srv, c := start(t, WithCompat("0.15"), WithManualClock())
+	const q = "spec-insp-115691"
+	c.post("/api/v1/configure", map[string]any{"queue": q, "namespace": "spec-ns", "task": "spec-task",
+		"options": map[string]any{"leaseTime": 600, "retryLimit": 1, "deadLetterQueue": true}}).want(t, http.StatusOK, nil)
+	c.post("/api/v1/configure", map[string]any{"queue": q + "-empty", "namespace": "spec-ns", "task": "spec-task-2"}).want(t, http.StatusOK, nil)
+	push := func(items ...item) {
+		t.Helper()
+		c.post("/api/v1/push", map[string]any{"items": items}).want(t, http.StatusOK, nil)
+	}
+	var items []item
+	for p, n := range map[string]int{"p0": 4, "p1": 3, "p2": 2} {
+		for i := range n {
+			items = append(items, item{Queue: q, Partition: p, Payload: map[string]any{"p": p, "i": i}, TransactionID: fmt.Sprintf("%s-%d", p, i)})
+		}
+	}
+	push(items...)
+	pop := func(partition, group, mode string, batch int) *popResult {
+		t.Helper()
+		params := url.Values{"batch": {itoa(batch)}}
+		if group != "" {
+			params.Set("consumerGroup", group)
+			params.Set("subscriptionMode", mode)
+		}
+		return c.pop("/api/v1/pop/queue/"+q+"/partition/"+partition, params)
+	}
+	ids := map[string]string{}
+	note := func(r *popResult) *popResult { ids[r.Partition] = r.PartitionID; return r }
+	note(pop("p2", "spec-gC", "new", 10))                                                      // S4
+	c.ackAll(note(pop("p0", "spec-gB", "all", 2)), "spec-gB", "completed")                     // S5, S6
+	note(pop("p1", "spec-gB", "all", 2))                                                       // S7: lease held
+	c.ackAll(pop("p0", "", "", 1), "", "failed")                                               // S8, S9
+	c.ackAll(pop("p0", "", "", 1), "", "failed")                                               // S10, S11: dead letter
+	pop("p0", "", "", 2)                                                                       // S12: lease held
+	r := pop("p2", "spec-gA", "all", 10)                                                       // S13
+	c.ackBatch(map[string]any{"consumerGroup": "spec-gA", "acknowledgments": []map[string]any{ // S14
+		{"transactionId": "p2-0", "partitionId": r.PartitionID, "leaseId": r.LeaseID, "status": "completed"},
+		{"transactionId": "p2-1", "partitionId": r.PartitionID, "leaseId": r.LeaseID, "status": "dlq"},
+	}})
+	srv.Advance(3 * time.Second)
+	push(item{Queue: q, Partition: "p0", Payload: map[string]any{"p": "p0", "i": 4}, TransactionID: "p0-4"}, // S15
+		item{Queue: q, Partition: "p2", Payload: map[string]any{"p": "p2", "i": 2}, TransactionID: "p2-2"})
+	for _, p := range []string{"p0", "p1", "p2"} { // S16–S21
+		c.ackAll(pop(p, "spec-gA", "all", 10), "spec-gA", "completed")
+	}
+	srv.Advance(22 * time.Second)
+	return srv, c, ids
+}
+
+// sameShape reports where got's structure differs from want's: the same keys at every level
+// and the same JSON type wherever neither value is null (which values are null depends on the
+// state, which the capture's broker and this one reach by different clocks).
+func sameShape(path string, want, got any) []string {
+	if want == nil || got == nil {
+		return nil
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %T, want an object", path, got)}
+		}
+		var diffs []string
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok {
+				diffs = append(diffs, path+"."+k+": missing")
+				continue
+			}
+			diffs = append(diffs, sameShape(path+"."+k, wv, gv)...)
+		}
+		for k := range g {
+			if _, ok := w[k]; !ok {
+				diffs = append(diffs, path+"."+k+": not in the 0.15 answer")
+			}
+		}
+		return diffs
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			return []string{fmt.Sprintf("%s: %T, want an array", path, got)}
+		}
+		var diffs []string
+		for i, gv := range g {
+			for _, wv := range w {
+				diffs = append(diffs, sameShape(fmt.Sprintf("%s[%d]", path, i), wv, gv)...)
+			}
+		}
+		return diffs
+	}
+	if fmt.Sprintf("%T", want) != fmt.Sprintf("%T", got) {
+		return []string{fmt.Sprintf("%s: %T, want %T", path, got, want)}
+	}
+	return nil
+}
+
+func decodeAny(t *testing.T, what string, b []byte) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: not JSON: %q", what, b)
+	}
+	return v
+}
+
+// wantLike checks an answer's status and shape against capture id; elem compares each element
+// of an array answer (or each member of an object answer) with the capture, an excerpt of one.
+func wantLike(t *testing.T, id string, got response, elem bool) {
+	t.Helper()
+	if got.status != http.StatusOK {
+		t.Errorf("%s: status %d, want 200 (%s)", id, got.status, got.body)
+		return
+	}
+	want, g := decodeAny(t, id, []byte(introspection015[id])), decodeAny(t, id, got.body)
+	var diffs []string
+	switch {
+	case elem && strings.HasPrefix(id, "G5"): // one member of the detail object
+		diffs = sameShape(id, want, g)
+	case elem:
+		arr, ok := g.([]any)
+		if !ok || len(arr) == 0 {
+			t.Errorf("%s: want a non-empty array, got %s", id, got.body)
+			return
+		}
+		diffs = sameShape(id, []any{want}, arr)
+	default:
+		diffs = sameShape(id, want, g)
+	}
+	slices.Sort(diffs)
+	diffs = slices.Compact(diffs)
+	for _, d := range diffs {
+		t.Errorf("%s\n body: %s", d, got.body)
+	}
+}
+
+func TestIntrospection015_MatchesTheCapturedShapes(t *testing.T) {
+	t.Parallel()
+	_, c, ids := captureState015(t)
+	p0 := ids["p0"]
+	for _, tc := range []struct {
+		id, path string
+		elem     bool
+	}{
+		{"R1", "/health", false},
+		{"R6", "/api/v1/status/queues?namespace=spec-ns", false},
+		{"R7", "/api/v1/status/queues/spec-insp-115691", false},
+		{"G1", "/api/v1/consumer-groups", true},
+		{"G3", "/api/v1/consumer-groups/spec-gB", false},
+		{"G4", "/api/v1/consumer-groups/spec-gC", false},
+		{"G5", "/api/v1/consumer-groups/__QUEUE_MODE__", true},
+		{"G8", "/api/v1/consumer-groups/lagging?minLagSeconds=0", true},
+		{"M1", "/api/v1/messages?queue=spec-insp-115691", false},
+		{"M10", "/api/v1/messages/" + p0 + "/p0-0", false},
+		{"M13", "/api/v1/messages/" + ids["p1"] + "/p1-0", false},
+		{"E4", "/api/v1/messages/" + p0 + "/p0-1", false},
+		{"O3", "/api/v1/resources/overview", false},
+	} {
+		wantLike(t, tc.id, c.get(tc.path), tc.elem)
+	}
+}
+
+func TestIntrospection015_O30_StatusesAndBodies(t *testing.T) {
+	t.Parallel()
+	_, c, ids := captureState015(t)
+	p0 := ids["p0"]
+	for _, tc := range []struct {
+		what, method, path string
+		status             int
+		body               string // "" is an empty body
+	}{
+		{"R8 unknown queue", "GET", "/api/v1/status/queues/spec-insp-nope", 200, introspection015["R8"]},
+		{"L6 escaped queue name", "GET", "/api/v1/status/queues/spec%2Dinsp%2D115691", 200, introspection015["L6"]},
+		{"G6 unknown group", "GET", "/api/v1/consumer-groups/spec-nobody", 200, ""},
+		{"L4 escaped group name", "GET", "/api/v1/consumer-groups/spec%2DgB", 200, ""},
+		{"G7 empty lagging list", "GET", "/api/v1/consumer-groups/lagging", 200, ""},
+		{"G9 minLagSeconds=abc", "GET", "/api/v1/consumer-groups/lagging?minLagSeconds=abc", 500, `{"error":"stoi"}`},
+		{"M7 unknown queue", "GET", "/api/v1/messages?queue=spec-insp-nope", 200, introspection015["M7"]},
+		{"M9 from in the future", "GET", "/api/v1/messages?queue=spec-insp-115691&from=2030-01-01T00:00:00Z", 200, introspection015["M9"]},
+		{"M9b from=garbage", "GET", "/api/v1/messages?queue=spec-insp-115691&from=garbage", 200, introspection015["M9b"]},
+		{"M14 unknown message", "GET", "/api/v1/messages/" + p0 + "/nope", 200, introspection015["M14"]},
+		{"L5 escaped transactionId", "GET", "/api/v1/messages/" + p0 + "/p0%2D1", 200, introspection015["L5"]},
+		{"M15 partitionId not a UUID", "GET", "/api/v1/messages/not-a-uuid/p0-0", 200, introspection015["M15"]},
+		{"M16 /messages/{transactionId}", "GET", "/api/v1/messages/p0-0", 404, introspection015["M16"]},
+		{"L7 POST on a read route", "POST", "/api/v1/consumer-groups/lagging", 404, introspection015["L7"]},
+	} {
+		body := ""
+		if tc.method == "POST" {
+			body = "{}"
+		}
+		got := c.do(tc.method, tc.path, body)
+		if got.status != tc.status || string(got.body) != tc.body {
+			t.Errorf("%s: %d %q, want %d %q", tc.what, got.status, got.body, tc.status, tc.body)
+		}
+	}
+	for _, path := range []string{"/api/v1/messages?queue=spec-insp-115691&limit=-1", "/api/v1/status/queues?namespace=spec-ns&limit=-1"} {
+		got := c.get(path) // M6b, O7: PostgreSQL's refusal, as a 200
+		var f struct {
+			Error   string `json:"error"`
+			Success *bool  `json:"success"`
+		}
+		got.want(t, http.StatusOK, &f)
+		if !strings.HasPrefix(f.Error, "ERROR:  LIMIT must not be negative") || f.Success == nil || *f.Success {
+			t.Errorf("%s: %s, want 0.15's SQL error", path, got.body)
+		}
+	}
+}
+
+// The 0.15 answers' contents where they differ from 2.0's (O31–O36, O41).
+func TestIntrospection015_O31_O36_Contents(t *testing.T) {
+	t.Parallel()
+	_, c, ids := captureState015(t)
+
+	var list map[string]any
+	c.get("/api/v1/status/queues").want(t, http.StatusOK, &list)
+	wantKeys(t, "queue list", list, "pagination", "queues") // O31: no total
+
+	var detail struct {
+		Partitions []struct {
+			Name     string           `json:"name"`
+			Messages map[string]int64 `json:"messages"`
+		} `json:"partitions"`
+	}
+	c.get("/api/v1/status/queues/spec-insp-115691").want(t, http.StatusOK, &detail)
+	for _, p := range detail.Partitions {
+		if p.Messages["failed"] != 0 {
+			t.Errorf("%s: failed %d, want 0.15's constant 0", p.Name, p.Messages["failed"])
+		}
+	}
+
+	var groups []map[string]any
+	c.get("/api/v1/consumer-groups?queue=elsewhere").want(t, http.StatusOK, &groups) // no filter
+	byName := map[string]map[string]any{}
+	for _, g := range groups {
+		byName[g["name"].(string)] = g
+		if g["totalLag"] != nil {
+			t.Errorf("%s: totalLag %v, want null (O32)", g["name"], g["totalLag"])
+		}
+	}
+	if len(byName) != 4 {
+		t.Fatalf("groups %v, want spec-gA, spec-gB, spec-gC and queue mode", groups)
+	}
+	if byName["spec-gA"]["subscriptionMode"] != nil || byName["spec-gC"]["subscriptionMode"] != "new" {
+		t.Errorf("subscriptionMode: gA %v, gC %v; want null for an all start, new", byName["spec-gA"]["subscriptionMode"], byName["spec-gC"]["subscriptionMode"])
+	}
+	if byName["spec-gB"]["members"] != 2.0 || byName["__QUEUE_MODE__"]["members"] != 1.0 {
+		t.Errorf("members: gB %v, queue mode %v; want the partitions with a cursor row, 2 and 1", byName["spec-gB"]["members"], byName["__QUEUE_MODE__"]["members"])
+	}
+
+	partitionsOf := func(group string) []string {
+		var d map[string]struct {
+			Partitions []struct {
+				Partition string `json:"partition"`
+			} `json:"partitions"`
+		}
+		c.get("/api/v1/consumer-groups/"+group+"?queue=elsewhere").want(t, http.StatusOK, &d)
+		var names []string
+		for _, p := range d["spec-insp-115691"].Partitions {
+			names = append(names, p.Partition)
+		}
+		return names
+	}
+	for group, want := range map[string][]string{
+		"spec-gB": {"p0", "p1"}, "__QUEUE_MODE__": {"p0"}, "spec-gC": {"p0", "p1", "p2"}, // G3, G5, G4
+	} {
+		if got := partitionsOf(group); !slices.Equal(got, want) {
+			t.Errorf("%s lists %v, want the partitions with a cursor row %v (O33)", group, got, want)
+		}
+	}
+
+	var lagging []map[string]any
+	c.get("/api/v1/consumer-groups/lagging?minLagSeconds=-5&queue=elsewhere").want(t, http.StatusOK, &lagging) // O34
+	// G10 has 6: 0.15 also counts spec-gC's messages older than its start on p1, a lag this
+	// broker does not reproduce.
+	if len(lagging) != 5 {
+		t.Errorf("lagging: %d entries, want 5", len(lagging))
+	}
+
+	var browse struct {
+		Messages []struct {
+			TransactionID string `json:"transactionId"`
+			CreatedAt     string `json:"createdAt"`
+		} `json:"messages"`
+	}
+	c.get("/api/v1/messages?queue=spec-insp-115691&partition=p0&order=asc&fromOffset=0&payload=true").want(t, http.StatusOK, &browse)
+	var txs []string
+	for _, m := range browse.Messages {
+		txs = append(txs, m.TransactionID)
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z", m.CreatedAt); err != nil {
+			t.Errorf("createdAt %q: want milliseconds (O41)", m.CreatedAt)
+		}
+	}
+	if want := []string{"p0-4", "p0-3", "p0-2", "p0-1", "p0-0"}; !slices.Equal(txs, want) {
+		t.Errorf("browse %v, want newest first whatever order says: %v (O35)", txs, want)
+	}
+	for path, want := range map[string]int{
+		"/api/v1/messages?ns=spec-ns&partition=p1":                        3, // M8
+		"/api/v1/messages?namespace=other&queue=spec-insp-115691&limit=2": 2, // namespace is no filter
+		"/api/v1/messages?queue=spec-insp-115691&limit=0":                 0, // M6
+		"/api/v1/messages?queue=spec-insp-115691&limit=abc&partition=p2":  3, // M5
+		"/api/v1/messages?queue=spec-insp-115691&status=failed":           0, // M3e
+	} {
+		c.get(path).want(t, http.StatusOK, &browse)
+		if len(browse.Messages) != want {
+			t.Errorf("%s: %d messages, want %d", path, len(browse.Messages), want)
+		}
+	}
+
+	var msg struct {
+		ConsumerGroups []map[string]any `json:"consumerGroups"`
+	}
+	c.get("/api/v1/messages/"+ids["p2"]+"/p2-1").want(t, http.StatusOK, &msg) // M12
+	var names []string
+	for _, g := range msg.ConsumerGroups {
+		names = append(names, g["name"].(string))
+		wantKeys(t, "message group", g, "consumed", "leaseExpiresAt", "name")
+	}
+	if !slices.Equal(names, []string{"spec-gA", "spec-gC"}) {
+		t.Errorf("p2-1's groups %v, want those with a cursor row on p2 (O36)", names)
+	}
+}
+
+// Messages older than an hour are not listed unless from says so (O35).
+func TestIntrospection015_O35_FromDefaultsToAnHourAgo(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, WithCompat("0.15"), WithManualClock())
+	c.post("/api/v1/push", map[string]any{"items": []item{{Queue: "old", Payload: 1}}}).want(t, http.StatusOK, nil)
+	srv.Advance(61 * time.Minute)
+	var browse struct {
+		Messages []any `json:"messages"`
+	}
+	c.get("/api/v1/messages?queue=old").want(t, http.StatusOK, &browse)
+	if len(browse.Messages) != 0 {
+		t.Errorf("a 61-minute-old message is listed by default: %v", browse.Messages)
+	}
+	c.get("/api/v1/messages?queue=old&from=1970-01-01T00:00:00Z").want(t, http.StatusOK, &browse)
+	if len(browse.Messages) != 1 {
+		t.Errorf("from=1970 lists %d messages, want 1", len(browse.Messages))
+	}
+}
