@@ -134,3 +134,21 @@ func TestAcceptancePushResendIsDeduplicated(t *testing.T) {
 		assert.Equal(t, res[0].TransactionID, msgs[0].TransactionID)
 	})
 }
+
+// SubscriptionFrom(t) starts a new group at the messages pushed at or after t.
+func TestAcceptanceSubscriptionFrom(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		srv, _, c := tapped(t, m, queentest.WithManualClock())
+		push(t, c, "q", "", "old")
+		srv.Advance(time.Minute)
+		from := srv.Now().Add(-time.Second)
+		push(t, c, "q", "", "new")
+		msgs, err := c.Queue("q").Group("g").SubscriptionFrom(from).Batch(10).Pop(ctxFor(t))
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		var s string
+		require.NoError(t, msgs[0].Decode(&s))
+		assert.Equal(t, "new", s)
+	})
+}
