@@ -284,6 +284,24 @@ func TestIntrospection015_O31_O36_Contents(t *testing.T) {
 		}
 	}
 
+	var gA map[string]struct {
+		Partitions []struct {
+			TotalConsumed  int64   `json:"totalConsumed"`
+			LastConsumedAt *string `json:"lastConsumedAt"`
+		} `json:"partitions"`
+	}
+	c.get("/api/v1/consumer-groups/spec-gA").want(t, http.StatusOK, &gA) // G2: completed acks only
+	var consumed []int64
+	for _, p := range gA["spec-insp-115691"].Partitions {
+		consumed = append(consumed, p.TotalConsumed)
+		if p.LastConsumedAt == nil {
+			t.Errorf("spec-gA: lastConsumedAt null after its acks")
+		}
+	}
+	if !slices.Equal(consumed, []int64{5, 3, 2}) {
+		t.Errorf("spec-gA totalConsumed %v, want G2's [5 3 2]: a dead letter counts 0", consumed)
+	}
+
 	var lagging []map[string]any
 	c.get("/api/v1/consumer-groups/lagging?minLagSeconds=-5&queue=elsewhere").want(t, http.StatusOK, &lagging) // O34
 	// G10 has 6: 0.15 also counts spec-gC's messages older than its start on p1, a lag this

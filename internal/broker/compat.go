@@ -175,6 +175,7 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 			gc.retries = 0
 		}
 		e.cursorMoved(gc)
+		e.consumed015(gc, true)
 		res.LeaseReleased = live == nil || e.countAck015(gc)
 		return
 	case ackRetry:
@@ -194,6 +195,7 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 	res.DLQ = e.fileDeadLetter(gc, a.off, a.errMsg)
 	gc.cursor = a.off
 	e.cursorMoved(gc)
+	e.consumed015(gc, false)
 	e.countAck015(gc)
 }
 

@@ -188,3 +188,14 @@ func (e *Engine) CursorRows015(partitionID string) map[string]bool {
 	}
 	return rows
 }
+
+// consumed015 records an ack as 0.15's cursor row does: every ack sets lastConsumedAt, and
+// only a completed one counts towards totalConsumed (a dead-lettered message counts 0).
+func (e *Engine) consumed015(gc *cursorState, completed bool) {
+	now := e.now()
+	gc.consumption.lastConsumedAt = now
+	if completed {
+		gc.consumption.totalConsumed++
+		e.rates.processed.add(now, 1)
+	}
+}
