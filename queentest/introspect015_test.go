@@ -372,3 +372,28 @@ func TestIntrospection015_O35_FromDefaultsToAnHourAgo(t *testing.T) {
 		t.Errorf("from=1970 lists %d messages, want 1", len(browse.Messages))
 	}
 }
+
+// An expired lease's id stays in workerId while leaseActive turns false (O33, captures E1, E2).
+func TestIntrospection015_O33_WorkerIDOutlivesTheLease(t *testing.T) {
+	t.Parallel()
+	srv, c := start(t, WithCompat("0.15"), WithManualClock())
+	c.post("/api/v1/push", map[string]any{"items": []item{{Queue: "q", Partition: "p", Payload: 1}}}).want(t, http.StatusOK, nil)
+	r := c.mustPop("/api/v1/pop/queue/q/partition/p", url.Values{"consumerGroup": {"g"}, "subscriptionMode": {"all"}})
+	srv.Advance(301 * time.Second) // past 0.15's default lease of 300 s
+	var d map[string]struct {
+		Partitions []struct {
+			LeaseActive bool    `json:"leaseActive"`
+			WorkerID    *string `json:"workerId"`
+		} `json:"partitions"`
+	}
+	c.get("/api/v1/consumer-groups/g").want(t, http.StatusOK, &d)
+	p := d["q"].Partitions
+	if len(p) != 1 || p[0].LeaseActive || p[0].WorkerID == nil || *p[0].WorkerID != r.LeaseID {
+		t.Fatalf("after expiry: %+v, want leaseActive false and workerId %s", p, r.LeaseID)
+	}
+	c.ackAll(c.mustPop("/api/v1/pop/queue/q/partition/p", url.Values{"consumerGroup": {"g"}}), "g", "completed")
+	c.get("/api/v1/consumer-groups/g").want(t, http.StatusOK, &d)
+	if p := d["q"].Partitions; len(p) != 1 || p[0].WorkerID != nil {
+		t.Errorf("after the acks released the lease: %+v, want workerId null", p)
+	}
+}

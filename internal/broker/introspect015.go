@@ -36,10 +36,15 @@ func lastConsumed015(gc *cursorState, m *groupMeta) *wire.Time015 {
 // workerID015 is the id of the group's last lease on the partition while it has not been
 // released: 0.15 keeps an expired lease's id (O33).
 func workerID015(gc *cursorState) *string {
-	if gc == nil || gc.lease == nil || gc.lease.ended {
+	switch {
+	case gc == nil:
 		return nil
+	case gc.lease != nil:
+		return ptr(gc.lease.id)
+	case gc.expired != nil: // until its messages are handed out again
+		return ptr(gc.expired.id)
 	}
-	return ptr(gc.lease.id)
+	return nil
 }
 
 // ConsumerGroups015 answers 0.15's group list: every queue, members and lag over the cursor
