@@ -2,14 +2,12 @@ package admin_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/internal/testmode"
 )
@@ -19,22 +17,8 @@ import (
 func TestIntrospection_BothModes(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
-		f := newFixtureIn(t, mode)
+		f := lagStateIn(t, mode)
 		ctx := context.Background()
-		require.NoError(t, f.admin.ConfigureQueue(ctx, "orders", admin.QueueOptions{
-			LeaseTime: 600 * time.Second, RetryLimit: new(0), Namespace: "shop", Task: "fulfil"}))
-		f.push(t, "orders", "p0", 0, 1, 2, 3)
-		f.push(t, "orders", "p1", 0, 1, 2)
-		slow := f.client.Queue("orders").Group("slow").SubscriptionMode(queen.SubscribeAll).Batch(2)
-		msgs, err := slow.Partition("p0").Pop(ctx)
-		require.NoError(t, err)
-		f.ackAll(t, msgs)
-		_, err = slow.Partition("p1").Pop(ctx)
-		require.NoError(t, err)
-		msgs, err = f.client.Queue("orders").Partition("p0").Batch(1).Pop(ctx)
-		require.NoError(t, err)
-		require.NoError(t, msgs[0].Nack(ctx, errors.New("boom")))
-		f.srv.Advance(30 * time.Second)
 
 		qs, err := f.admin.Queues(ctx)
 		require.NoError(t, err)

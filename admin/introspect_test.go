@@ -12,6 +12,7 @@ import (
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -20,7 +21,13 @@ import (
 // first; everything read 30 s after the pushes.
 func lagState(t *testing.T) fixture {
 	t.Helper()
-	f := newFixture(t)
+	return lagStateIn(t, testmode.Modes[0])
+}
+
+// lagStateIn is lagState with the broker in mode m.
+func lagStateIn(t *testing.T, m testmode.Mode) fixture {
+	t.Helper()
+	f := newFixtureIn(t, m)
 	ctx := context.Background()
 	require.NoError(t, f.admin.ConfigureQueue(ctx, "orders", admin.QueueOptions{
 		LeaseTime: 600 * time.Second, RetryLimit: new(0), Namespace: "shop", Task: "fulfil"}))
