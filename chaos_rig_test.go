@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -85,8 +86,14 @@ type chaosConfig struct {
 type key struct{ group, tx string }
 
 // chaosRig is a broker with its faults armed, the pushed messages and what the handlers saw.
+//
+// The checks are the same in both broker modes, because they rest on what the rig itself
+// knows: a message's place in its partition is its push order (its transactionId names it,
+// and 0.15 sends no offset, O5), and a delivery's attempt is the rig's own count of handler
+// calls for (group, message) on 0.15, which sends no deliveryAttempt (O5).
 type chaosRig struct {
 	t      *testing.T
+	mode   testmode.Mode
 	seed   uint64
 	cfg    chaosConfig
 	queue  string
@@ -97,12 +104,17 @@ type chaosRig struct {
 	index  map[string]int    // transactionId → offset in its partition
 	part   map[string]string // transactionId → partition
 	poison map[string]bool   // transactionId → true: DeadLetter, false: panic
+	// spentBudget015 holds, on 0.15, the messages right after a poison one: 0.15 keeps a
+	// partition's spent retry counter after a dead letter (SPEC O20), so such a message's first
+	// failure files it too, a loss no client can prevent; the rig fails none of them there.
+	spentBudget015 map[string]bool
 
 	mu          sync.Mutex
 	completed   map[key]int
 	firsts      map[key][]int // (group, partition) → offsets in the order of first completion
 	deliveries  int
 	completions int
+	attempts    map[key]int // (group, message) → handler calls so far
 	faults      map[handlerFault]int
 	waiters     map[key][]redeliveryWaiter
 	trigger     *completionTrigger
@@ -119,18 +131,18 @@ type completionTrigger struct {
 	fire *closeOnce
 }
 
-func newChaosRig(t *testing.T, seed uint64, cfg chaosConfig) *chaosRig {
+func newChaosRig(t *testing.T, mode testmode.Mode, seed uint64, cfg chaosConfig) *chaosRig {
 	t.Helper()
 	if len(cfg.groups) == 0 {
 		cfg.groups = []string{""}
 	}
-	srv := queentest.NewServer(t, queentest.WithManualClock())
+	srv := mode.Server(t, queentest.WithManualClock())
 	seed = mix(seed, t.Name()).Uint64() // each scenario draws its own faults
-	r := &chaosRig{t: t, seed: seed, cfg: cfg, queue: "chaos", srv: srv,
+	r := &chaosRig{t: t, mode: mode, seed: seed, cfg: cfg, queue: "chaos", srv: srv,
 		direct: newTestClient(t, srv.URL()),
 		index:  map[string]int{}, part: map[string]string{}, poison: map[string]bool{},
-		completed: map[key]int{}, firsts: map[key][]int{}, faults: map[handlerFault]int{},
-		waiters: map[key][]redeliveryWaiter{}}
+		spentBudget015: map[string]bool{}, completed: map[key]int{}, firsts: map[key][]int{}, faults: map[handlerFault]int{},
+		attempts: map[key]int{}, waiters: map[key][]redeliveryWaiter{}}
 	require.NoError(t, r.direct.Do(t.Context(), http.MethodPost, "/api/v1/configure", nil, map[string]any{
 		"queue": r.queue, "namespace": chaosNamespace, "task": chaosTask,
 		"options": map[string]any{"retryLimit": chaosRetryLimit, "leaseTime": int(chaosLease / time.Second)},
@@ -145,13 +157,16 @@ func newChaosRig(t *testing.T, seed uint64, cfg chaosConfig) *chaosRig {
 			if pick.Float64() < cfg.handler.poison {
 				r.poison[tx] = pick.IntN(2) == 0
 			}
+			if _, after := r.poison[fmt.Sprintf("%s-%d", name, i-1)]; after && mode.V015 {
+				r.spentBudget015[tx] = true
+			}
 		}
 	}
 	r.armed = armTransportFaults(srv, seed, cfg.transport)
 	t.Logf("%d partitions × %d messages, groups %q, concurrency %d, batch %d, batch handler %v",
 		cfg.partitions, cfg.perPartition, cfg.groups, cfg.concurrency, cfg.batch, cfg.batchHandler)
 	t.Logf("transport faults: %v; client retries %d", cfg.transport, cfg.retries)
-	t.Logf("handler faults: %v; %d poison messages", cfg.handler, len(r.poison))
+	t.Logf("handler faults: %v; poison messages %v", cfg.handler, slices.Sorted(maps.Keys(r.poison)))
 	return r
 }
 
@@ -163,10 +178,11 @@ func (r *chaosRig) client() *Client {
 // fault is the seed's choice for one delivery of a message to a group. Failures and panics
 // strike only while the message cannot spend its whole retry budget on them, so only poison
 // messages are dead-lettered.
-func (r *chaosRig) fault(group string, m *Message) handlerFault {
+func (r *chaosRig) fault(group string, m *Message, attempt int) handlerFault {
 	f := r.cfg.handler
-	x := mix(r.seed, "handler", group, m.TransactionID, m.DeliveryAttempt).Float64()
-	budget := m.DeliveryAttempt <= chaosRetryLimit
+	x := mix(r.seed, "handler", group, m.TransactionID, attempt).Float64()
+	// The broker has handed m out at least attempt times, and only failures spend the budget.
+	budget := attempt <= chaosRetryLimit && !r.spentBudget015[m.TransactionID]
 	switch {
 	case x < f.fail:
 		if budget {
@@ -187,14 +203,14 @@ func (r *chaosRig) fault(group string, m *Message) handlerFault {
 // handle is the Handler of every scenario: it records the delivery, meets the seed's fault,
 // and records a completion when it returns nil.
 func (r *chaosRig) handle(ctx context.Context, group string, m *Message) error {
-	r.delivered(group, m)
+	attempt := r.delivered(group, m)
 	if dead, ok := r.poison[m.TransactionID]; ok {
 		if dead {
 			return DeadLetter(errors.New("poison"))
 		}
 		panic("poison")
 	}
-	if err := r.meet(ctx, group, m); err != nil {
+	if err := r.meet(ctx, group, m, attempt); err != nil {
 		return err
 	}
 	r.complete(group, m)
@@ -207,10 +223,11 @@ func (r *chaosRig) handle(ctx context.Context, group string, m *Message) error {
 
 // handleBatch is the BatchHandler: the fault of the batch is its first message's.
 func (r *chaosRig) handleBatch(ctx context.Context, group string, msgs []*Message) error {
-	for _, m := range msgs {
-		r.delivered(group, m)
+	attempts := make([]int, len(msgs))
+	for i, m := range msgs {
+		attempts[i] = r.delivered(group, m)
 	}
-	if err := r.meet(ctx, group, msgs[0]); err != nil {
+	if err := r.meet(ctx, group, msgs[0], attempts[0]); err != nil {
 		return err
 	}
 	for _, m := range msgs {
@@ -220,8 +237,8 @@ func (r *chaosRig) handleBatch(ctx context.Context, group string, msgs []*Messag
 }
 
 // meet acts out the fault the seed chose for this delivery.
-func (r *chaosRig) meet(ctx context.Context, group string, m *Message) error {
-	f := r.fault(group, m)
+func (r *chaosRig) meet(ctx context.Context, group string, m *Message, attempt int) error {
+	f := r.fault(group, m, attempt)
 	r.mu.Lock()
 	r.faults[f]++
 	r.mu.Unlock()
@@ -235,7 +252,7 @@ func (r *chaosRig) meet(ctx context.Context, group string, m *Message) error {
 	case handlerStalls:
 		// The handler outlives its lease: the broker takes the partition back, another
 		// worker may get it, and this one's ack must be refused.
-		again := r.redelivered(group, m)
+		again := r.redelivered(group, m, attempt)
 		r.srv.Advance(chaosLease + time.Second)
 		select {
 		case <-again:
@@ -246,29 +263,37 @@ func (r *chaosRig) meet(ctx context.Context, group string, m *Message) error {
 	return nil
 }
 
-func (r *chaosRig) delivered(group string, m *Message) {
+// delivered records a delivery and returns its attempt: the broker's deliveryAttempt, or on
+// 0.15, which sends none, the rig's count of deliveries of m to group.
+func (r *chaosRig) delivered(group string, m *Message) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.deliveries++
 	k := key{group, m.TransactionID}
+	r.attempts[k]++
+	attempt := m.DeliveryAttempt
+	if r.mode.V015 {
+		attempt = r.attempts[k]
+	}
 	kept := r.waiters[k][:0]
 	for _, w := range r.waiters[k] {
-		if m.DeliveryAttempt > w.attempt {
+		if attempt > w.attempt {
 			close(w.ch)
 		} else {
 			kept = append(kept, w)
 		}
 	}
 	r.waiters[k] = kept
+	return attempt
 }
 
 // redelivered is closed when m is delivered to group again, with a higher attempt.
-func (r *chaosRig) redelivered(group string, m *Message) <-chan struct{} {
+func (r *chaosRig) redelivered(group string, m *Message, attempt int) <-chan struct{} {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ch := make(chan struct{})
 	k := key{group, m.TransactionID}
-	r.waiters[k] = append(r.waiters[k], redeliveryWaiter{attempt: m.DeliveryAttempt, ch: ch})
+	r.waiters[k] = append(r.waiters[k], redeliveryWaiter{attempt: attempt, ch: ch})
 	return ch
 }
 
@@ -374,8 +399,10 @@ func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune fu
 }
 
 // round runs one Consume per group on c at once, until each goes idle or ctx is done, and
-// returns their errors joined: every one should return nil.
+// returns their errors joined: every one should return nil. A Consume that outlives its ctx
+// by testTimeout fails the scenario rather than hanging the package's run.
 func (r *chaosRig) round(ctx context.Context, c *Client, tune func(QueueBuilder) QueueBuilder) error {
+	r.t.Helper()
 	errs := make([]error, len(r.cfg.groups))
 	var wg sync.WaitGroup
 	for i, g := range r.cfg.groups {
@@ -385,7 +412,13 @@ func (r *chaosRig) round(ctx context.Context, c *Client, tune func(QueueBuilder)
 			}
 		})
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		wait(r.t, done, "a round's Consumes to return after their ctx ended")
+	}
 	return errors.Join(errs...)
 }
 

@@ -8,12 +8,21 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // Chaos: the real consume loop against the reference broker, whose faults (srv.Fail) answer 5xx,
 // loses answers the broker applied, and drops connections, with handlers that fail, panic,
 // retry, outlive their lease or meet poison. Faults come from a seeded math/rand; the seed is
 // logged and QUEEN_CHAOS_SEED replays its fault schedule.
+//
+// Each scenario runs against the broker as 2.0 and as 0.15 (testmode.ForEachMode), with the
+// same checks. What differs on 0.15: order is checked by push order, and a delivery's attempt is
+// the rig's own count (0.15 sends neither offset nor deliveryAttempt, O5); there is no
+// discovery pop (O10), so that scenario runs on 2.0 only; and a message right after a poison
+// one is never failed, since 0.15 keeps the spent retry counter after a dead letter and files
+// such a message on its first failure (O20), a loss no client can prevent.
 
 // defaultTransportFaults breaks about one request in six.
 var defaultTransportFaults = transportFaults{errorBefore: 0.05, lostAnswer: 0.05, dropBefore: 0.03, dropAfter: 0.03}
@@ -59,27 +68,32 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 				return b.Partitions(3).LeaseTime(chaosLease).RenewLease(true, 5*time.Millisecond)
 			}},
 	}
-	for name, cfg := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			cfg.retries = 1
-			if cfg.handler == (handlerFaults{}) {
-				cfg.handler = defaultHandlerFaults
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		for name, cfg := range cases {
+			if mode.V015 && cfg.discovery {
+				continue // 0.15 has no discovery pop (O10)
 			}
-			if cfg.transport == (transportFaults{}) {
-				cfg.transport = defaultTransportFaults
-			} else {
-				cfg.retries = 0
-			}
-			if cfg.batchHandler {
-				cfg.handler.poison = 0 // a poisoned batch would dead-letter its good messages too
-			}
-			r := newChaosRig(t, seed, cfg)
-			ctx := chaosCtx(t)
-			rounds := r.drive(ctx, r.client())
-			r.verify(ctx, rounds)
-		})
-	}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				cfg.retries = 1
+				if cfg.handler == (handlerFaults{}) {
+					cfg.handler = defaultHandlerFaults
+				}
+				if cfg.transport == (transportFaults{}) {
+					cfg.transport = defaultTransportFaults
+				} else {
+					cfg.retries = 0
+				}
+				if cfg.batchHandler {
+					cfg.handler.poison = 0 // a poisoned batch would dead-letter its good messages too
+				}
+				r := newChaosRig(t, mode, seed, cfg)
+				ctx := chaosCtx(t)
+				rounds := r.drive(ctx, r.client())
+				r.verify(ctx, rounds)
+			})
+		}
+	})
 }
 
 // Consume is stopped by its ctx, at a point chosen by a count of completed messages, three
@@ -97,55 +111,57 @@ func TestConsumeChaosShutdownMidFlight(t *testing.T) {
 		"each/queue/limit": {partitions: 6, perPartition: 40, concurrency: 4, batch: 10},
 		"each/manual-ack":  {partitions: 6, perPartition: 40, concurrency: 3, batch: 10, manualAck: true},
 	}
-	for name, cfg := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
-			if cfg.batchHandler {
-				cfg.handler.poison = 0
-			}
-			r := newChaosRig(t, seed, cfg)
-			ctx := chaosCtx(t)
-			c := r.client()
-			cut := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0) }
-			stops := mix(seed, "stops", name)
-			total := cfg.partitions * cfg.perPartition
-			for stop := range 3 {
-				if strings.HasSuffix(name, "/limit") {
-					n := 1 + stops.IntN(total/6)
-					limit := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0).Limit(n) }
-					require.NoError(t, r.round(ctx, c, limit))
-					require.NoError(t, ctx.Err(), "stop %d by Limit(%d): not completed %v", stop, n, r.missing())
-					r.srv.Advance(chaosLease + time.Second) // in case it went idle first
-					t.Logf("stop %d: Limit(%d)", stop, n)
-					continue
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		for name, cfg := range cases {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
+				if cfg.batchHandler {
+					cfg.handler.poison = 0
 				}
-				fired, at := r.armTrigger(1 + stops.IntN(total/6))
-				stopped := false
-				for round := 0; !stopped; round++ {
-					require.Less(t, round, chaosMaxRounds, "stop %d at %d completions never came", stop, at)
-					rctx, cancel := context.WithCancel(ctx)
-					go func() {
-						select {
-						case <-fired:
-							cancel()
-						case <-rctx.Done():
-						}
-					}()
-					require.NoError(t, r.round(rctx, c, cut))
-					stopped = rctx.Err() != nil && ctx.Err() == nil
-					cancel()
-					require.NoError(t, ctx.Err(), "stop %d at %d completions: not completed %v", stop, at, r.missing())
-					if !stopped {
-						r.srv.Advance(chaosLease + time.Second) // it went idle first: bring back what was lost
+				r := newChaosRig(t, mode, seed, cfg)
+				ctx := chaosCtx(t)
+				c := r.client()
+				cut := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0) }
+				stops := mix(seed, "stops", name)
+				total := cfg.partitions * cfg.perPartition
+				for stop := range 3 {
+					if strings.HasSuffix(name, "/limit") {
+						n := 1 + stops.IntN(total/6)
+						limit := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0).Limit(n) }
+						require.NoError(t, r.round(ctx, c, limit))
+						require.NoError(t, ctx.Err(), "stop %d by Limit(%d): not completed %v", stop, n, r.missing())
+						r.srv.Advance(chaosLease + time.Second) // in case it went idle first
+						t.Logf("stop %d: Limit(%d)", stop, n)
+						continue
 					}
+					fired, at := r.armTrigger(1 + stops.IntN(total/6))
+					stopped := false
+					for round := 0; !stopped; round++ {
+						require.Less(t, round, chaosMaxRounds, "stop %d at %d completions never came", stop, at)
+						rctx, cancel := context.WithCancel(ctx)
+						go func() {
+							select {
+							case <-fired:
+								cancel()
+							case <-rctx.Done():
+							}
+						}()
+						require.NoError(t, r.round(rctx, c, cut))
+						stopped = rctx.Err() != nil && ctx.Err() == nil
+						cancel()
+						require.NoError(t, ctx.Err(), "stop %d at %d completions: not completed %v", stop, at, r.missing())
+						if !stopped {
+							r.srv.Advance(chaosLease + time.Second) // it went idle first: bring back what was lost
+						}
+					}
+					t.Logf("stop %d: ctx cancelled once every group had completed %d messages", stop, at)
 				}
-				t.Logf("stop %d: ctx cancelled once every group had completed %d messages", stop, at)
-			}
-			rounds := r.drive(ctx, c)
-			r.verify(ctx, rounds)
-		})
-	}
+				rounds := r.drive(ctx, c)
+				r.verify(ctx, rounds)
+			})
+		}
+	})
 }
 
 // Client.Close ends a running Consume of every group (each returns nil) at a point chosen by a
@@ -162,49 +178,53 @@ func TestConsumeChaosClientClose(t *testing.T) {
 				return b.LeaseTime(chaosLease).RenewLease(true, 5*time.Millisecond)
 			}},
 	}
-	for name, cfg := range cases {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
-			r := newChaosRig(t, seed, cfg)
-			ctx := chaosCtx(t)
-			stops := mix(seed, "closes", name)
-			total := cfg.partitions * cfg.perPartition
-			for stop := range 3 {
-				fired, at := r.armTrigger(1 + stops.IntN(total/6))
-				c := r.client()
-				for round := 0; ; round++ {
-					require.Less(t, round, chaosMaxRounds, "close %d at %d completions never came", stop, at)
-					done := make(chan error, 1)
-					go func() { done <- r.round(ctx, c, nil) }()
-					closed := false
-					select {
-					case <-fired:
-						require.NoError(t, c.Close())
-						closed = true
-					case err := <-done:
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		for name, cfg := range cases {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
+				r := newChaosRig(t, mode, seed, cfg)
+				ctx := chaosCtx(t)
+				stops := mix(seed, "closes", name)
+				total := cfg.partitions * cfg.perPartition
+				for stop := range 3 {
+					fired, at := r.armTrigger(1 + stops.IntN(total/6))
+					c := r.client()
+					for round := 0; ; round++ {
+						require.Less(t, round, chaosMaxRounds, "close %d at %d completions never came", stop, at)
+						done := make(chan error, 1)
+						go func() { done <- r.round(ctx, c, nil) }()
+						closed := false
+						select {
+						case <-fired:
+							closeErr := make(chan error, 1)
+							go func() { closeErr <- c.Close() }()
+							require.NoError(t, wait(t, closeErr, "Client.Close to return"))
+							closed = true
+						case err := <-done:
+							require.NoError(t, err)
+							done <- nil // for the wait below
+						}
+						// Every Consume returns nil, stopped by Close or gone idle; a group's Consume
+						// that only began once Close had started is refused with ErrClosed.
+						err := wait(t, done, "Consume to return after Close")
+						if closed {
+							err = dropRefusedByClose(err)
+						}
 						require.NoError(t, err)
-						done <- nil // for the wait below
+						require.NoError(t, ctx.Err(), "close %d at %d completions: not completed %v", stop, at, r.missing())
+						if closed {
+							break
+						}
+						r.srv.Advance(chaosLease + time.Second) // it went idle first: bring back what was lost
 					}
-					// Every Consume returns nil, stopped by Close or gone idle; a group's Consume
-					// that only began once Close had started is refused with ErrClosed.
-					err := wait(t, done, "Consume to return after Close")
-					if closed {
-						err = dropRefusedByClose(err)
-					}
-					require.NoError(t, err)
-					require.NoError(t, ctx.Err(), "close %d at %d completions: not completed %v", stop, at, r.missing())
-					if closed {
-						break
-					}
-					r.srv.Advance(chaosLease + time.Second) // it went idle first: bring back what was lost
+					t.Logf("close %d: Client.Close once every group had completed %d messages", stop, at)
 				}
-				t.Logf("close %d: Client.Close once every group had completed %d messages", stop, at)
-			}
-			rounds := r.drive(ctx, r.client())
-			r.verify(ctx, rounds)
-		})
-	}
+				rounds := r.drive(ctx, r.client())
+				r.verify(ctx, rounds)
+			})
+		}
+	})
 }
 
 // dropRefusedByClose removes from a round's joined errors those of a Consume refused with
