@@ -112,9 +112,9 @@ func TestStoppingLoopCanStillSend(t *testing.T) {
 		_ = c.Close()
 		close(closed)
 	}()
-	<-done
+	wait(t, done, "the loop to be told to stop")
 	require.NoError(t, c.Do(t.Context(), http.MethodPost, "/api/v1/ack/batch", nil, nil, nil))
 	finish()
-	<-closed
+	wait(t, closed, "Close to return")
 	require.ErrorIs(t, c.Do(t.Context(), http.MethodPost, "/api/v1/ack/batch", nil, nil, nil), ErrClosed)
 }

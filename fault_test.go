@@ -161,11 +161,11 @@ func TestLongPollIgnoresHTTPClientTimeout_O11(t *testing.T) {
 		msgs, err := c.Queue("orders").Wait(true).Timeout(30 * time.Second).Pop(context.Background())
 		done <- popped{msgs, err}
 	}()
-	<-pollWaiting
+	recv(t, pollWaiting, "the pop to wait at the broker")
 	probeErr := c.Do(t.Context(), http.MethodGet, "/probe", nil, nil, nil)
 	require.Error(t, probeErr, "the ordinary request is bounded by the 100ms Timeout")
 
-	got := <-done
+	got := recv(t, done, "the pop")
 	require.NoError(t, got.err)
 	require.Len(t, got.msgs, 1)
 }
@@ -184,9 +184,9 @@ func TestCancelledContextAbortsWaitingPop(t *testing.T) {
 		_, err := c.Queue("q").Wait(true).Timeout(60 * time.Second).Pop(ctx)
 		errc <- err
 	}()
-	<-waiting
+	recv(t, waiting, "the pop to wait at the broker")
 	cancel()
-	err := <-errc
+	err := recv(t, errc, "the cancelled pop")
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, int32(1), n.Load(), "a cancelled pop is not retried")
 }
@@ -207,9 +207,9 @@ func TestBackoffWaitHonoursContext(t *testing.T) {
 		_, err := c.Queue("q").Push(ctx, queen.PushItem{Data: 1})
 		errc <- err
 	}()
-	<-answered
+	recv(t, answered, "the 429")
 	cancel()
-	require.ErrorIs(t, <-errc, context.Canceled)
+	require.ErrorIs(t, recv(t, errc, "the cancelled push"), context.Canceled)
 }
 
 func TestDeadServerFailsOverToNext(t *testing.T) {

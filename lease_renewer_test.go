@@ -51,7 +51,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 
 	clock.Advance(5 * time.Second)
 	for range 4 {
-		<-renewed
+		wait(t, renewed, "a renewal")
 	}
 	assert.Equal(t, 4, proxy.count("POST extend"), "one extend per lease")
 	mu.Lock()
