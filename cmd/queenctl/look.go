@@ -113,10 +113,7 @@ func durationText(d time.Duration, lowerBound bool) string {
 
 func (a *app) status(args []string) error {
 	c := a.command("status", "", "Every queue (partitions, messages, pending, dead letters) and every consumer group's lag.")
-	if err := c.noArgs(args); err != nil {
-		return err
-	}
-	adm, done, err := c.connect()
+	adm, done, err := c.connectNoArgs(args)
 	if err != nil {
 		return err
 	}
@@ -150,10 +147,7 @@ func (a *app) queueList(args []string) error {
 	c := a.command("queue list", "[--namespace N] [--task T]", "List the queues, newest first, with their message counts.")
 	namespace := c.fs.String("namespace", "", "only queues with this namespace")
 	task := c.fs.String("task", "", "only queues with this task")
-	if err := c.noArgs(args); err != nil {
-		return err
-	}
-	adm, done, err := c.connect()
+	adm, done, err := c.connectNoArgs(args)
 	if err != nil {
 		return err
 	}
@@ -237,10 +231,7 @@ func (a *app) queueShow(args []string) error {
 
 func (a *app) groupList(args []string) error {
 	c := a.command("group list", "", "List the consumer groups with their lag on each queue they read.")
-	if err := c.noArgs(args); err != nil {
-		return err
-	}
-	adm, done, err := c.connect()
+	adm, done, err := c.connectNoArgs(args)
 	if err != nil {
 		return err
 	}
@@ -378,6 +369,14 @@ func yesNo(b bool) string {
 }
 
 // noArgs parses a command that takes flags only.
+// connectNoArgs is the opening of a command that takes no arguments: refuse any, then connect.
+func (c *command) connectNoArgs(args []string) (*admin.Admin, func(), error) {
+	if err := c.noArgs(args); err != nil {
+		return nil, nil, err
+	}
+	return c.connect()
+}
+
 func (c *command) noArgs(args []string) error {
 	pos, err := c.parse(args)
 	if err != nil {

@@ -7,10 +7,7 @@ import (
 
 func (a *app) ping(args []string) error {
 	c := a.command("ping", "", "Ask the broker whether it is healthy, and time its answer. Exit 3 when it cannot be reached.")
-	if err := c.noArgs(args); err != nil {
-		return err
-	}
-	adm, done, err := c.connect()
+	adm, done, err := c.connectNoArgs(args)
 	if err != nil {
 		return err
 	}
@@ -42,10 +39,7 @@ func (a *app) ping(args []string) error {
 func (a *app) version(args []string) error {
 	c := a.command("version", "", "Print queenctl's version, and the broker's status and version (informational: a\n"+
 		"broker's version says nothing about what it supports).")
-	if err := c.noArgs(args); err != nil {
-		return err
-	}
-	adm, done, err := c.connect()
+	adm, done, err := c.connectNoArgs(args)
 	if err != nil {
 		return err
 	}
