@@ -279,15 +279,17 @@ func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
 				return errors.New("down")
 			})
 	})
-	for _, base := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+	for i, base := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		assert.Zero(t, wait(t, calls, "a call"), "0.15 sends no deliveryAttempt")
 		d := wait(t, clock.armed, "a backoff")
 		assert.GreaterOrEqual(t, d, base)
 		assert.LessOrEqual(t, d, base*5/4)
+		// Counted once the wait is armed: the next wait's extend may already be on its way
+		// once the next call has returned.
+		assert.Equal(t, i+1, proxy.count("POST extend"), "each wait extended the lease first")
 		clock.Advance(d)
 	}
 	wait(t, calls, "the call after the third backoff")
-	assert.Equal(t, 3, proxy.count("POST extend"), "each wait extended the lease first")
 	cancel()
 	require.NoError(t, wait(t, done, "Consume"))
 }
