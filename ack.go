@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -85,8 +86,8 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	if err != nil {
 		return nil, fmt.Errorf("queen: encode ack batch: %w", err)
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/ack/batch", body: raw,
-		affinity: items[0].Message.route, route: routeAckBatch, items: len(items), once: true}
+	req := request{method: http.MethodPost, path: route.AckBatch.Path(), body: raw,
+		affinity: items[0].Message.route, route: route.AckBatch, items: len(items), once: true}
 	return c.postAcks(ctx, &req, items)
 }
 
@@ -117,8 +118,8 @@ func (c *Client) ack(ctx context.Context, m *Message, status Status, errText str
 	if err != nil {
 		return AckResult{}, fmt.Errorf("queen: encode ack: %w", err)
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/ack", body: raw, affinity: m.route,
-		route: routeAck, items: 1, once: true}
+	req := request{method: http.MethodPost, path: route.Ack.Path(), body: raw, affinity: m.route,
+		route: route.Ack, items: 1, once: true}
 	items := [1]AckItem{{Message: m, Status: status, Error: errText}}
 	results, err := c.postAcks(ctx, &req, items[:])
 	if err != nil {
@@ -256,5 +257,5 @@ func (e *ackRefusedError) Error() string {
 }
 
 func (e *ackRefusedError) Is(target error) bool {
-	return target == errAckRefused || (target == ErrLeaseExpired && e.reason == "Invalid or expired lease")
+	return target == errAckRefused || (target == ErrLeaseExpired && wire.AckRefusalMeaning(e.reason) == wire.MeansLeaseGone)
 }

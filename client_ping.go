@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -17,7 +18,7 @@ type ServerInfo struct {
 // failover. It needs no token. A broker that cannot be reached, or answers an error, returns
 // the error.
 func (c *Client) Ping(ctx context.Context) (ServerInfo, error) {
-	req := request{method: http.MethodGet, path: "/health"}
+	req := request{method: http.MethodGet, path: route.Health.Path(), route: route.Health}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/queenmq/queen-go/internal/route"
 )
 
 // Hooks are callbacks the SDK calls as it works, for metrics, tracing and logs. Every field
@@ -41,6 +43,9 @@ type RequestEvent struct {
 	// names of queues, partitions, groups and leases are placeholders. A path sent through
 	// Client.Do that matches no known route is reported as "/api/v1/{unknown}".
 	Route string
+	// Operation is what the request does: "pop", "ack" (both ack routes), "push", "renew",
+	// "transaction", or "admin" for every other route (Ping, the admin package, Client.Do).
+	Operation string
 	// Server is the base URL of the broker the attempt went to.
 	Server string
 	// Status is the HTTP status answered, 0 when the attempt got no answer.
@@ -164,11 +169,12 @@ func attemptStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
 
 // ended reports the try in flight to the Request hooks.
 func (a *attempt) ended(resp *http.Response, err error) {
-	e := RequestEvent{Method: a.req.method, Route: a.req.route, Server: a.current.base,
-		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
-	if e.Route == "" {
-		e.Route = routePatternOf(a.req.path)
+	r := a.req.route
+	if r.Pattern == "" {
+		r, _ = route.Match(a.req.method, a.req.path)
 	}
+	e := RequestEvent{Method: a.req.method, Route: r.Pattern, Operation: string(r.Op), Server: a.current.base,
+		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
 	if err != nil {
 		e.Err = a.c.transportError(a.req, err)
 	} else {

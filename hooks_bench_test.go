@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -105,7 +106,7 @@ func BenchmarkHookDispatch(b *testing.B) {
 					c.hooks.onAcked(AckedEvent{Message: m, Status: StatusCompleted, Success: true})
 				}
 				if i%50 == 0 && len(c.hooks.request) > 0 {
-					c.hooks.onRequest(RequestEvent{Method: "GET", Route: routePopQueue, Attempt: 1})
+					c.hooks.onRequest(RequestEvent{Method: "GET", Route: route.PopQueue.Pattern, Attempt: 1})
 				}
 			}
 		})

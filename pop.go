@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -32,13 +33,13 @@ func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
 
 // popPath is the escaped route of the builder's pop: partition, queue, or discovery (R20–R22).
 func (b QueueBuilder) popPath() string {
-	switch {
-	case b.discovery():
-		return "/api/v1/pop"
-	case b.partition != "":
-		return "/api/v1/pop/queue/" + url.PathEscape(b.queue) + "/partition/" + url.PathEscape(b.partition)
+	switch r := b.popRoute(); r {
+	case route.PopPartition:
+		return r.Path(b.queue, b.partition)
+	case route.PopQueue:
+		return r.Path(b.queue)
 	default:
-		return "/api/v1/pop/queue/" + url.PathEscape(b.queue)
+		return r.Path()
 	}
 }
 
@@ -153,7 +154,7 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, q
 	info.elapsed = time.Since(sent)
 	if err != nil {
 		var apiErr *APIError
-		if path == "/api/v1/pop" && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.NotJSON {
+		if path == route.PopDiscovery.Pattern && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.NotJSON {
 			// A 0.15 broker has no discovery pop (O10).
 			return nil, info, fmt.Errorf("queen: discovery pop (namespace/task) not supported by this broker: %w: %w",
 				errors.ErrUnsupported, err)

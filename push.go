@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -178,8 +179,8 @@ func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.Pu
 	}
 	// Resending a push is safe (its transactionIds deduplicate it), but once its answer was lost
 	// a final failure must not read as "nothing stored": once marks it for ErrOutcomeUnknown.
-	req := request{method: http.MethodPost, path: "/api/v1/push", body: raw, affinity: affinity,
-		route: routePush, items: len(items), once: true}
+	req := request{method: http.MethodPost, path: route.Push.Path(), body: raw, affinity: affinity,
+		route: route.Push, items: len(items), once: true}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

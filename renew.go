@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -29,8 +29,8 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	if err != nil {
 		return time.Time{}, err
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/lease/" + url.PathEscape(leaseID) + "/extend", body: raw,
-		route: routeRenew}
+	req := request{method: http.MethodPost, path: route.Extend.Path(leaseID), body: raw,
+		route: route.Extend}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -196,8 +197,8 @@ func (c *Client) commit(ctx context.Context, body *wire.TransactionRequest, affi
 	if err != nil {
 		return TransactionResult{}, fmt.Errorf("queen: encode transaction: %w", err)
 	}
-	req := request{method: http.MethodPost, path: "/api/v1/transaction", body: raw, affinity: affinity,
-		route: routeTransaction, items: pushed, once: true}
+	req := request{method: http.MethodPost, path: route.Transaction.Path(), body: raw, affinity: affinity,
+		route: route.Transaction, items: pushed, once: true}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

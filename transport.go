@@ -16,6 +16,7 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/hashicorp/go-retryablehttp"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -27,7 +28,7 @@ type request struct {
 	body     []byte
 	affinity string        // requests with the same key prefer the same healthy server
 	poll     time.Duration // > 0: a long poll; its deadline is poll+pollMargin, not the http.Client's Timeout
-	route    string        // the path's pattern, for Hooks.Request
+	route    route.Route   // for Hooks.Request; the zero value: found from the path
 	items    int           // messages or ack items carried, for Hooks.Request
 	// once marks a call that is not safe to repeat; send then sets answerLost when an attempt
 	// failed after the request may have reached the broker.

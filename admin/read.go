@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/wire"
@@ -31,7 +30,7 @@ func (a *Admin) read(ctx context.Context, path string, query url.Values, what st
 	}
 	if raw[0] == '{' && json.Unmarshal(raw, &probe) == nil && probe.Error != nil {
 		apiErr := &queen.APIError{StatusCode: 200, Message: *probe.Error, Method: "GET", Path: path}
-		if strings.Contains(strings.ToLower(*probe.Error), "not found") {
+		if wire.ReadRefusalMeaning(*probe.Error) == wire.MeansNotFound {
 			return fmt.Errorf("%w: %s (%w)", ErrNotFound, what, apiErr)
 		}
 		return apiErr
