@@ -55,7 +55,7 @@ func TestQueues015_O31_ApproximateCounts(t *testing.T) {
 	a, mt := mockAdmin(t)
 	mt.RegisterResponder("GET", broker+"/api/v1/status/queues", func(r *http.Request) (*http.Response, error) {
 		assert.Equal(t, "1000", r.URL.Query().Get("limit"))
-		return httpmock.NewStringResponse(200, capture015(t, "F4.json")), nil
+		return httpmock.NewStringResponse(200, capture015(t, "queues-by-namespace-after-stats.json")), nil
 	})
 	qs, err := a.Queues(context.Background())
 	require.NoError(t, err)
@@ -74,8 +74,8 @@ func TestQueues015_O31_ApproximateCounts(t *testing.T) {
 func TestQueueInfo015_O30_O31(t *testing.T) {
 	t.Parallel()
 	a, mt := mockAdmin(t)
-	mt.RegisterResponder("GET", broker+"/api/v1/status/queues/spec-insp-115691", httpmock.NewStringResponder(200, capture015(t, "F5.json")))
-	mt.RegisterResponder("GET", broker+"/api/v1/status/queues/spec-insp-nope", httpmock.NewStringResponder(200, capture015(t, "R8.json")))
+	mt.RegisterResponder("GET", broker+"/api/v1/status/queues/spec-insp-115691", httpmock.NewStringResponder(200, capture015(t, "queue-detail-after-stats.json")))
+	mt.RegisterResponder("GET", broker+"/api/v1/status/queues/spec-insp-nope", httpmock.NewStringResponder(200, capture015(t, "queue-detail-unknown.json")))
 	info, err := a.QueueInfo(context.Background(), "spec-insp-115691")
 	require.NoError(t, err)
 	assert.True(t, info.Approximate)
@@ -100,7 +100,7 @@ func TestQueueInfo015_O30_O31(t *testing.T) {
 func TestConsumerGroups015_O32(t *testing.T) {
 	t.Parallel()
 	a, mt := mockAdmin(t)
-	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups", httpmock.NewStringResponder(200, excerptArray(t, "G1.ndjson")))
+	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups", httpmock.NewStringResponder(200, excerptArray(t, "groups.ndjson")))
 	groups, err := a.ConsumerGroups(context.Background())
 	require.NoError(t, err)
 	require.Len(t, groups, 4)
@@ -116,8 +116,8 @@ func TestConsumerGroups015_O32(t *testing.T) {
 func TestConsumerGroup015_O30_O33(t *testing.T) {
 	t.Parallel()
 	a, mt := mockAdmin(t)
-	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups/spec-gB", httpmock.NewStringResponder(200, capture015(t, "E2.json")))
-	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups/spec-nobody", httpmock.NewStringResponder(200, capture015(t, "G6.json")))
+	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups/spec-gB", httpmock.NewStringResponder(200, capture015(t, "group-gB-after-lease-expiry.json")))
+	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups/spec-nobody", httpmock.NewStringResponder(200, capture015(t, "group-unknown.json")))
 	g, err := a.ConsumerGroup(context.Background(), "spec-gB")
 	require.NoError(t, err)
 	require.Len(t, g.Queues, 1)
@@ -140,9 +140,9 @@ func TestLagging015_O34(t *testing.T) {
 	a, mt := mockAdmin(t)
 	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups/lagging", func(r *http.Request) (*http.Response, error) {
 		if r.URL.Query().Get("minLagSeconds") == "3600" {
-			return httpmock.NewStringResponse(200, capture015(t, "G7.json")), nil
+			return httpmock.NewStringResponse(200, capture015(t, "lagging-default.json")), nil
 		}
-		return httpmock.NewStringResponse(200, excerptArray(t, "G10.ndjson")), nil
+		return httpmock.NewStringResponse(200, excerptArray(t, "lagging-min-negative.ndjson")), nil
 	})
 	lag, err := a.Lagging(context.Background(), admin.LagQuery{MinLag: 22 * time.Second, Group: "spec-gC"})
 	require.NoError(t, err)
@@ -164,11 +164,11 @@ func TestMessages015_O35(t *testing.T) {
 	mt.RegisterResponder("GET", broker+"/api/v1/messages", func(r *http.Request) (*http.Response, error) {
 		assert.Equal(t, "1970-01-01T00:00:00Z", r.URL.Query().Get("from"))
 		assert.Equal(t, "spec-insp-115691", r.URL.Query().Get("queue"))
-		return httpmock.NewStringResponse(200, capture015(t, "M2.json")), nil
+		return httpmock.NewStringResponse(200, capture015(t, "messages-by-partition.json")), nil
 	})
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/messages/`+p0ID+`/p0-1$`), httpmock.NewStringResponder(200, capture015(t, "M11.json")))
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/messages/`+p0ID+`/p0-0$`), httpmock.NewStringResponder(200, capture015(t, "M10.json")))
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/messages/`+p0ID+`/p0-[234]$`), httpmock.NewStringResponder(200, capture015(t, "M14.json")))
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/messages/`+p0ID+`/p0-1$`), httpmock.NewStringResponder(200, capture015(t, "message-leased-in-queue-mode.json")))
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/messages/`+p0ID+`/p0-0$`), httpmock.NewStringResponder(200, capture015(t, "message-dead-lettered-in-queue-mode.json")))
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/messages/`+p0ID+`/p0-[234]$`), httpmock.NewStringResponder(200, capture015(t, "message-unknown.json")))
 	msgs, err := a.Messages(context.Background(), admin.MessageQuery{Queue: "spec-insp-115691", Partition: "p0"})
 	require.NoError(t, err)
 	require.Len(t, msgs, 5)
@@ -189,7 +189,7 @@ func TestMessages015_O35(t *testing.T) {
 func TestMessages015_O30_SQLErrorIsAServerError(t *testing.T) {
 	t.Parallel()
 	a, mt := mockAdmin(t)
-	mt.RegisterResponder("GET", broker+"/api/v1/messages", httpmock.NewStringResponder(200, capture015(t, "M9b.json")))
+	mt.RegisterResponder("GET", broker+"/api/v1/messages", httpmock.NewStringResponder(200, capture015(t, "messages-from-garbage.json")))
 	_, err := a.Messages(context.Background(), admin.MessageQuery{Queue: "spec-insp-115691"})
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)
@@ -201,8 +201,8 @@ func TestMessages015_O30_SQLErrorIsAServerError(t *testing.T) {
 func TestHealthAndOverview015_O38_O39(t *testing.T) {
 	t.Parallel()
 	a, mt := mockAdmin(t)
-	mt.RegisterResponder("GET", broker+"/health", httpmock.NewStringResponder(200, capture015(t, "R1.json")))
-	mt.RegisterResponder("GET", broker+"/api/v1/resources/overview", httpmock.NewStringResponder(200, capture015(t, "O3.json")))
+	mt.RegisterResponder("GET", broker+"/health", httpmock.NewStringResponder(200, capture015(t, "health.json")))
+	mt.RegisterResponder("GET", broker+"/api/v1/resources/overview", httpmock.NewStringResponder(200, capture015(t, "overview.json")))
 	h, err := a.Health(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, admin.Health{Status: "healthy", Version: "1.0.0", Server: "C++ Queen Server (libqueen)", Database: "connected"}, h)

@@ -48,7 +48,7 @@ func ms(s string) time.Time {
 func TestQueueList015Decodes(t *testing.T) {
 	t.Parallel()
 	var l wire.QueueList
-	require.NoError(t, wire.Unmarshal(capture015(t, "F4.json"), &l))
+	require.NoError(t, wire.Unmarshal(capture015(t, "queues-by-namespace-after-stats.json"), &l))
 	require.Len(t, l.Queues, 2)
 	assert.Nil(t, l.Total, "0.15 sends no total")
 	assert.Equal(t, wire.Pagination{Limit: 100}, l.Pagination)
@@ -63,7 +63,7 @@ func TestQueueList015Decodes(t *testing.T) {
 func TestQueueDetail015Decodes(t *testing.T) {
 	t.Parallel()
 	var d wire.QueueDetail
-	require.NoError(t, wire.Unmarshal(capture015(t, "F5.json"), &d))
+	require.NoError(t, wire.Unmarshal(capture015(t, "queue-detail-after-stats.json"), &d))
 	assert.Equal(t, int64(600), d.Queue.Config.LeaseTime)
 	assert.Equal(t, int64(1), d.Queue.Config.RetryLimit)
 	assert.Equal(t, int64(1000), *d.Queue.Config.RetryDelay)
@@ -82,7 +82,7 @@ func TestQueueDetail015Decodes(t *testing.T) {
 
 func TestGroupRoutes015Decode(t *testing.T) {
 	t.Parallel()
-	for _, line := range excerpt015(t, "G1.ndjson") {
+	for _, line := range excerpt015(t, "groups.ndjson") {
 		var g wire.GroupSummary
 		require.NoError(t, wire.Unmarshal(line, &g))
 		assert.Nil(t, g.TotalLag, "0.15 sends totalLag null")
@@ -90,12 +90,12 @@ func TestGroupRoutes015Decode(t *testing.T) {
 		assert.Equal(t, []string{g.QueueName}, g.Topics)
 	}
 	var gc wire.GroupSummary
-	require.NoError(t, wire.Unmarshal(excerpt015(t, "G1.ndjson")[3], &gc))
+	require.NoError(t, wire.Unmarshal(excerpt015(t, "groups.ndjson")[3], &gc))
 	assert.Equal(t, "new", *gc.SubscriptionMode)
 	assert.Equal(t, ms("2026-12-01T09:01:31.137Z"), gc.SubscriptionTimestamp.Value())
 
 	var d wire.GroupDetail
-	require.NoError(t, wire.Unmarshal(capture015(t, "G3.json"), &d))
+	require.NoError(t, wire.Unmarshal(capture015(t, "group-gB-lagging.json"), &d))
 	ps := d["spec-insp-115691"].Partitions
 	require.Len(t, ps, 2)
 	assert.Equal(t, "p1", ps[1].Partition)
@@ -108,11 +108,11 @@ func TestGroupRoutes015Decode(t *testing.T) {
 	assert.Equal(t, int64(25), ps[1].TimeLagSeconds)
 
 	var qm wire.GroupDetail
-	member := excerpt015(t, "G5.ndjson")[0]
+	member := excerpt015(t, "group-queue-mode.ndjson")[0]
 	require.NoError(t, wire.Unmarshal(append(append([]byte("{"), member...), '}'), &qm))
 	assert.Equal(t, int64(4), qm["spec-insp-115691"].Partitions[0].OffsetLag)
 
-	for _, line := range excerpt015(t, "L2.ndjson") {
+	for _, line := range excerpt015(t, "lagging-min-300s.ndjson") {
 		var e wire.LaggingEntry
 		require.NoError(t, wire.Unmarshal(line, &e))
 		assert.Equal(t, 0.09, e.LagHours)
@@ -124,7 +124,7 @@ func TestGroupRoutes015Decode(t *testing.T) {
 func TestMessages015Decode(t *testing.T) {
 	t.Parallel()
 	var l wire.MessageList
-	require.NoError(t, wire.Unmarshal(capture015(t, "M2.json"), &l))
+	require.NoError(t, wire.Unmarshal(capture015(t, "messages-by-partition.json"), &l))
 	require.Len(t, l.Messages, 5)
 	m := l.Messages[0]
 	assert.Equal(t, "p0-4", m.TransactionID)
@@ -135,7 +135,7 @@ func TestMessages015Decode(t *testing.T) {
 	assert.Equal(t, wire.MessageMode{HasQueueMode: true, BusGroupsCount: 3, Type: "hybrid"}, l.Mode)
 
 	var d wire.MessageDetail
-	require.NoError(t, wire.Unmarshal(capture015(t, "M10.json"), &d))
+	require.NoError(t, wire.Unmarshal(capture015(t, "message-dead-lettered-in-queue-mode.json"), &d))
 	assert.Equal(t, "p0-0", d.TransactionID)
 	assert.JSONEq(t, `{"i":0,"p":"p0"}`, string(d.Payload))
 	assert.Equal(t, "", *d.ErrorMessage)
@@ -148,17 +148,17 @@ func TestMessages015Decode(t *testing.T) {
 	var nf struct {
 		Error string `json:"error"`
 	}
-	require.NoError(t, wire.Unmarshal(capture015(t, "M14.json"), &nf))
+	require.NoError(t, wire.Unmarshal(capture015(t, "message-unknown.json"), &nf))
 	assert.Equal(t, "Message not found", nf.Error)
 }
 
 func TestHealthAndOverview015Decode(t *testing.T) {
 	t.Parallel()
 	var h wire.Health
-	require.NoError(t, wire.Unmarshal(capture015(t, "R1.json"), &h))
+	require.NoError(t, wire.Unmarshal(capture015(t, "health.json"), &h))
 	assert.Equal(t, wire.Health{Database: "connected", Server: "C++ Queen Server (libqueen)", Status: "healthy", Version: "1.0.0"}, h)
 	var o wire.Overview
-	require.NoError(t, wire.Unmarshal(capture015(t, "O3.json"), &o))
+	require.NoError(t, wire.Unmarshal(capture015(t, "overview.json"), &o))
 	assert.Equal(t, int64(295), o.Queues)
 	assert.Equal(t, float64(2447), o.Lag.Time.Median)
 	assert.Equal(t, int64(62565), o.Messages.Completed)
