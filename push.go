@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
@@ -106,7 +107,7 @@ func encodePushItem(name string, index int, queue, partition string, it PushItem
 		}
 		w.Partition = it.Partition
 	}
-	if it.TraceID != "" && !canonicalUUID(it.TraceID) {
+	if it.TraceID != "" && !names.IsUUID(it.TraceID) {
 		return wire.PushItem{}, invalidOption(field("traceId"), it.TraceID,
 			"must be a UUID in canonical form (8-4-4-4-12 hex digits)")
 	}
@@ -148,27 +149,6 @@ func encodeData(v any) (json.RawMessage, error) {
 		}
 	}
 	return json.Marshal(v)
-}
-
-// canonicalUUID reports whether s is a UUID written as 8-4-4-4-12 hex digits.
-func canonicalUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // pushChunk sends one push request and matches its results to the items by position (O7).

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -55,7 +56,7 @@ func (s *Server) ackBatch015(w http.ResponseWriter, r *http.Request, items []bro
 // SQL call (O6, capture B3b).
 func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	for _, it := range items {
-		if !isCanonicalUUID(it.PartitionID) {
+		if !names.IsUUID(it.PartitionID) {
 			writeFailure015(w, "ERROR:  invalid input syntax for type uuid: \""+it.PartitionID+
 				"\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n")
 			return

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -82,7 +83,7 @@ func decodePushItem(o object, it *broker.PushItem, path string, index int) error
 		return badRequest("%s.traceId must be a string or null, got %s", at, clip(o.raw("traceId")))
 	}
 	if ok {
-		if !isCanonicalUUID(trace) {
+		if !names.IsUUID(trace) {
 			return badRequest("%s.traceId must be a UUID in canonical form, got %q", at, trace)
 		}
 		it.TraceID = trace
@@ -93,27 +94,6 @@ func decodePushItem(o object, it *broker.PushItem, path string, index int) error
 		it.Payload = bytes.Clone(p)
 	}
 	return nil
-}
-
-// isCanonicalUUID accepts the 8-4-4-4-12 hexadecimal form, in either case (R12).
-func isCanonicalUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // pushAnswer is §2.3's push results: all eight keys, for queued and duplicate.

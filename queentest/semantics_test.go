@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -18,7 +19,7 @@ func TestPush_CreatesQueueOffsetsAndOrder_R1_R2_R9_R14_R15_R16_R17(t *testing.T)
 	if res[0].Offset != 0 || res[1].Status != "duplicate" || res[1].Offset != 0 || res[2].Offset != 1 || res[3].Offset != 2 {
 		t.Fatalf("offsets/statuses %+v", res)
 	}
-	if res[2].TransactionID == "" || !isCanonicalUUID(res[2].TransactionID) {
+	if res[2].TransactionID == "" || !names.IsUUID(res[2].TransactionID) {
 		t.Errorf("generated transactionId %q, want a UUID (R9)", res[2].TransactionID)
 	}
 	pop := c.mustPop("/api/v1/pop/queue/orders", q("batch", "10"))

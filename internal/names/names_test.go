@@ -45,3 +45,19 @@ func FuzzProblem(f *testing.F) {
 		}
 	})
 }
+
+func TestIsUUIDAcceptsOnlyTheCanonicalForm(t *testing.T) {
+	for s, want := range map[string]bool{
+		"0195a3b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b":   true,
+		"0195A3B2-7C4D-7E8F-9A0B-1C2D3E4F5A6B":   true,
+		"0195a3b27c4d7e8f9a0b1c2d3e4f5a6b":       false,
+		"{0195a3b2-7c4d-7e8f-9a0b-1c2d3e4f5a6b}": false,
+		"0195a3b2-7c4d-7e8f-9a0b-1c2d3e4f5a6g":   false,
+		"0195a3b2_7c4d-7e8f-9a0b-1c2d3e4f5a6b":   false,
+		"":                                       false,
+	} {
+		if IsUUID(s) != want {
+			t.Errorf("IsUUID(%q) = %v, want %v", s, !want, want)
+		}
+	}
+}
