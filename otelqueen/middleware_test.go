@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,19 +12,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/otelqueen"
 	"github.com/queenmq/queen-go/queentest"
 )
-
-func TestTraceIDIsTheSpansTraceIDAsAUUID(t *testing.T) {
-	t.Parallel()
-	assert.Empty(t, otelqueen.TraceID(context.Background()))
-	id, err := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
-	require.NoError(t, err)
-	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: id, SpanID: trace.SpanID{1}})
-	ctx := trace.ContextWithSpanContext(context.Background(), sc)
-	assert.Equal(t, "4bf92f35-77b3-4da6-a3ce-929d0e0e4736", otelqueen.TraceID(ctx))
-}
 
 // A message pushed inside a span is handled in a span of the same trace, with the attributes
 // of the messaging conventions, and its handler runs under that span.
@@ -40,7 +30,7 @@ func TestConsumerSpanJoinsTheProducersTrace(t *testing.T) {
 
 	var inHandler trace.SpanContext
 	err = r.client.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll).Limit(1).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *queen.Message) error {
+		Consume(testutil.Context(t), func(ctx context.Context, m *queen.Message) error {
 			inHandler = trace.SpanContextFromContext(ctx)
 			return nil
 		})
@@ -83,7 +73,7 @@ func TestEveryOutcomeIsRecorded(t *testing.T) {
 	boom := errors.New("boom")
 	// ok, fail (then completed), retry (then completed), dlq, panic (then completed): 8 calls.
 	seen := map[string]bool{}
-	err = r.client.Queue("outcomes").Limit(8).RetryBackoff(0, 0).Each().Consume(testCtx(t), func(_ context.Context, m *queen.Message) error {
+	err = r.client.Queue("outcomes").Limit(8).RetryBackoff(0, 0).Each().Consume(testutil.Context(t), func(_ context.Context, m *queen.Message) error {
 		if seen[m.TransactionID] {
 			return nil
 		}
@@ -141,21 +131,17 @@ func TestALostLeaseIsRecorded(t *testing.T) {
 	_, err := r.client.Queue("lost").Push(t.Context(), queen.PushItem{Data: 1})
 	require.NoError(t, err)
 	started := make(chan struct{})
-	err = func() error {
-		done := make(chan error, 1)
-		go func() {
-			done <- r.client.Queue("lost").LeaseTime(queenSecond).RenewLease(true, renewEvery).Limit(1).Each().
-				Consume(testCtx(t), func(ctx context.Context, _ *queen.Message) error {
-					close(started)
-					<-ctx.Done()
-					return ctx.Err()
-				})
-		}()
-		<-started
-		r.srv.Advance(2 * queenSecond) // the broker lets the lease run out; the next renewal is refused
-		return <-done
-	}()
-	require.NoError(t, err)
+	done := testutil.Go(func() error {
+		return r.client.Queue("lost").LeaseTime(queenSecond).RenewLease(true, renewEvery).Limit(1).Each().
+			Consume(testutil.Context(t), func(ctx context.Context, _ *queen.Message) error {
+				close(started)
+				<-ctx.Done()
+				return ctx.Err()
+			})
+	})
+	testutil.Recv(t, started, "the handler to start")
+	r.srv.Advance(2 * queenSecond) // the broker lets the lease run out; the next renewal is refused
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 
 	spans := r.processSpans()
 	require.Len(t, spans, 1)
@@ -168,7 +154,7 @@ func TestALostLeaseIsRecorded(t *testing.T) {
 
 // A BatchHandler gets one span for its batch; messages of one trace make it a child of that
 // trace, messages of several link to each.
-func TestBatchSpans(t *testing.T) {
+func TestABatchGetsOneSpanInItsSharedTraceOrLinkedToEach(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	ctx, producer := r.tp.Tracer("test").Start(t.Context(), "produce")
@@ -184,7 +170,7 @@ func TestBatchSpans(t *testing.T) {
 	require.NoError(t, err)
 	_, err = q.Partition("mixed").Push(t.Context(), queen.PushItem{Data: 1, TraceID: traceID}, queen.PushItem{Data: 2, TraceID: otherID})
 	require.NoError(t, err)
-	err = q.Batch(10).Partitions(2).Limit(5).Consume(testCtx(t), func(context.Context, []*queen.Message) error { return nil })
+	err = q.Batch(10).Partitions(2).Limit(5).Consume(testutil.Context(t), func(context.Context, []*queen.Message) error { return nil })
 	require.NoError(t, err)
 
 	spans := r.processSpans()
@@ -205,44 +191,9 @@ func TestBatchSpans(t *testing.T) {
 	assert.Equal(t, other.SpanContext().TraceID(), mixed.Links()[1].SpanContext.TraceID())
 }
 
-// Hooks record every client operation by name, the messages sent and the retries.
-func TestClientOperationsAreRecorded(t *testing.T) {
-	t.Parallel()
-	r := newRig(t, nil)
-	r.srv.Fail(queentest.Fault{Route: "push", Status: 503})
-	q := r.client.Queue("ops")
-	_, err := q.Push(t.Context(), queen.PushItem{Data: 1}, queen.PushItem{Data: 2})
-	require.NoError(t, err)
-	msgs, err := q.Batch(2).Pop(t.Context())
-	require.NoError(t, err)
-	require.Len(t, msgs, 2)
-	_, err = msgs[0].Renew(t.Context(), 0)
-	require.NoError(t, err)
-	_, err = r.client.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("ops-out", queen.PushItem{Data: 3}).Commit(t.Context())
-	require.NoError(t, err)
-	require.NoError(t, msgs[1].Ack(t.Context()))
-
-	rm := r.metrics(t)
-	ops := metricNamed(t, rm, "messaging.client.operation.duration")
-	assert.Equal(t, map[string]uint64{"push": 2, "pop": 1, "renew": 1, "transaction": 1, "ack": 1},
-		histogramCounts(t, ops, "messaging.operation.name"))
-	assert.Equal(t, map[string]uint64{"": 5, "503": 1}, histogramCounts(t, ops, "error.type"))
-	assert.Equal(t, map[string]uint64{"send": 2, "receive": 1, "settle": 1, "": 2},
-		histogramCounts(t, ops, "messaging.operation.type"))
-	assert.Equal(t, map[string]int64{"push": 2, "transaction": 1},
-		sumBy(t, metricNamed(t, rm, "messaging.client.sent.messages"), "messaging.operation.name"))
-	assert.Equal(t, map[string]int64{"push": 1},
-		sumBy(t, metricNamed(t, rm, "messaging.queen.client.retries"), "messaging.operation.name"))
-	for _, key := range []string{"server.address", "server.port", "messaging.system"} {
-		assert.NotContains(t, histogramCounts(t, ops, key), "", key)
-	}
-	assert.True(t, strings.HasPrefix(r.srv.URL(), "http://127.0.0.1:"))
-	assert.Equal(t, map[string]uint64{"127.0.0.1": 6}, histogramCounts(t, ops, "server.address"))
-}
-
 // Given first to WithMiddleware, the middleware records the outcome the loop's own
 // middleware settles on.
-func TestOutcomeRewrittenByInnerMiddleware(t *testing.T) {
+func TestTheOutcomeInnerMiddlewareSettlesOnIsRecorded(t *testing.T) {
 	t.Parallel()
 	r := newRig(t, nil)
 	_, err := r.client.Queue("rewrite").Push(t.Context(), queen.PushItem{Data: 1}, queen.PushItem{Data: 2})
@@ -254,7 +205,7 @@ func TestOutcomeRewrittenByInnerMiddleware(t *testing.T) {
 		return nil
 	}
 	err = r.client.Queue("rewrite").Use(toDLQ).Limit(2).Each().
-		Consume(testCtx(t), func(context.Context, *queen.Message) error { return errors.New("unfixable") })
+		Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return errors.New("unfixable") })
 	require.NoError(t, err)
 	spans := r.processSpans()
 	require.Len(t, spans, 2)
@@ -270,19 +221,18 @@ func TestAStoppedHandlerIsRecordedAsRetry(t *testing.T) {
 	r := newRig(t, nil)
 	_, err := r.client.Queue("stopped").Push(t.Context(), queen.PushItem{Data: 1})
 	require.NoError(t, err)
-	ctx, stop := context.WithCancel(testCtx(t))
+	ctx, stop := context.WithCancel(testutil.Context(t))
 	started := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		done <- r.client.Queue("stopped").ShutdownTimeout(0).Each().Consume(ctx, func(ctx context.Context, _ *queen.Message) error {
+	done := testutil.Go(func() error {
+		return r.client.Queue("stopped").ShutdownTimeout(0).Each().Consume(ctx, func(ctx context.Context, _ *queen.Message) error {
 			close(started)
 			<-ctx.Done()
 			return ctx.Err()
 		})
-	}()
-	<-started
+	})
+	testutil.Recv(t, started, "the handler to start")
 	stop()
-	require.NoError(t, <-done)
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 	spans := r.processSpans()
 	require.Len(t, spans, 1)
 	assert.Equal(t, "retry", spanAttrs(spans[0])["messaging.queen.outcome"])
