@@ -2,9 +2,13 @@ package admin_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"testing"
+	"time"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/require"
 
 	queen "github.com/queenmq/queen-go"
@@ -20,12 +24,13 @@ type fixture struct {
 	admin  *admin.Admin
 }
 
+// newFixture is newFixtureIn with the broker as 2.0.
 func newFixture(t *testing.T) fixture {
 	t.Helper()
 	return newFixtureIn(t, testmode.Modes[0])
 }
 
-// newFixtureIn is newFixture with the broker in mode m (2.0 or 0.15).
+// newFixtureIn is a fixture with the broker in mode m (2.0 or 0.15).
 func newFixtureIn(t *testing.T, m testmode.Mode) fixture {
 	t.Helper()
 	srv := m.Server(t, queentest.WithManualClock())
@@ -101,4 +106,42 @@ func unknownOn015(m testmode.Mode, n int) int {
 		return -1
 	}
 	return n
+}
+
+// lagState is a fixture in mode m with queue orders (partitions p0 with 4 messages, p1 with 3)
+// in namespace shop: group slow finished p0's first two and holds a lease on p1's first two;
+// queue mode dead-lettered p0's first; everything is read 30 s after the pushes.
+func lagState(t *testing.T, m testmode.Mode) fixture {
+	t.Helper()
+	f := newFixtureIn(t, m)
+	ctx := context.Background()
+	require.NoError(t, f.admin.ConfigureQueue(ctx, "orders", admin.QueueOptions{
+		LeaseTime: 600 * time.Second, RetryLimit: new(0), Namespace: "shop", Task: "fulfil"}))
+	f.push(t, "orders", "p0", 0, 1, 2, 3)
+	f.push(t, "orders", "p1", 0, 1, 2)
+	slow := f.client.Queue("orders").Group("slow").SubscriptionMode(queen.SubscribeAll).Batch(2)
+	msgs, err := slow.Partition("p0").Pop(ctx)
+	require.NoError(t, err)
+	f.ackAll(t, msgs)
+	msgs, err = slow.Partition("p1").Pop(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	msgs, err = f.client.Queue("orders").Partition("p0").Batch(1).Pop(ctx)
+	require.NoError(t, err)
+	require.NoError(t, msgs[0].Nack(ctx, errors.New("boom")))
+	f.srv.Advance(30 * time.Second)
+	return f
+}
+
+// broker is the base URL of the mock transport's broker.
+const broker = "http://broker.test"
+
+// mockAdmin returns an Admin whose client talks to a mock transport only, and never retries.
+func mockAdmin(t testing.TB) (*admin.Admin, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	client, err := queen.New(broker, queen.WithHTTPClient(&http.Client{Transport: mt}), queen.WithRetry(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	return admin.New(client), mt
 }
