@@ -25,13 +25,13 @@ type fixture struct {
 }
 
 // newFixture is newFixtureIn with the broker as 2.0.
-func newFixture(t *testing.T) fixture {
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	return newFixtureIn(t, testmode.Modes[0])
 }
 
 // newFixtureIn is a fixture with the broker in mode m (2.0 or 0.15).
-func newFixtureIn(t *testing.T, m testmode.Mode) fixture {
+func newFixtureIn(t testing.TB, m testmode.Mode) fixture {
 	t.Helper()
 	srv := m.Server(t, queentest.WithManualClock())
 	client, err := queen.New(srv.URL())
@@ -41,7 +41,7 @@ func newFixtureIn(t *testing.T, m testmode.Mode) fixture {
 }
 
 // push stores one message per value in queue's partition (empty: Default), data {"n":v}.
-func (f fixture) push(t *testing.T, queue, partition string, values ...int) {
+func (f fixture) push(t testing.TB, queue, partition string, values ...int) {
 	t.Helper()
 	items := make([]queen.PushItem, len(values))
 	for i, v := range values {
@@ -52,7 +52,7 @@ func (f fixture) push(t *testing.T, queue, partition string, values ...int) {
 }
 
 // pop leases up to batch messages of queue for group, reading from the oldest message.
-func (f fixture) pop(t *testing.T, queue, group string, batch int) []*queen.Message {
+func (f fixture) pop(t testing.TB, queue, group string, batch int) []*queen.Message {
 	t.Helper()
 	b := f.client.Queue(queue).Batch(batch)
 	if group != "" {
@@ -75,7 +75,7 @@ func values(t *testing.T, msgs []*queen.Message) []int {
 	return out
 }
 
-func (f fixture) ackAll(t *testing.T, msgs []*queen.Message) {
+func (f fixture) ackAll(t testing.TB, msgs []*queen.Message) {
 	t.Helper()
 	items := make([]queen.AckItem, len(msgs))
 	for i, m := range msgs {
@@ -89,7 +89,7 @@ func (f fixture) ackAll(t *testing.T, msgs []*queen.Message) {
 }
 
 // fileDeadLetters pushes one message per value and has group dead-letter each of them.
-func (f fixture) fileDeadLetters(t *testing.T, queue, group string, values ...int) {
+func (f fixture) fileDeadLetters(t testing.TB, queue, group string, values ...int) {
 	t.Helper()
 	f.push(t, queue, "", values...)
 	for range values {
@@ -111,7 +111,7 @@ func unknownOn015(m testmode.Mode, n int) int {
 // lagState is a fixture in mode m with queue orders (partitions p0 with 4 messages, p1 with 3)
 // in namespace shop: group slow finished p0's first two and holds a lease on p1's first two;
 // queue mode dead-lettered p0's first; everything is read 30 s after the pushes.
-func lagState(t *testing.T, m testmode.Mode) fixture {
+func lagState(t testing.TB, m testmode.Mode) fixture {
 	t.Helper()
 	f := newFixtureIn(t, m)
 	ctx := context.Background()
