@@ -12,6 +12,7 @@ import (
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -25,8 +26,7 @@ func TestAcceptanceAdminRoundTrip(t *testing.T) {
 		require.NoError(t, err)
 		defer c.Close()
 		a := admin.New(c)
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		defer cancel()
+		ctx := testutil.Context(t)
 
 		require.NoError(t, a.ConfigureQueue(ctx, "q", admin.QueueOptions{RetryLimit: new(0)}))
 		_, err = c.Queue("q").Partition("p1").Push(ctx, queen.PushItem{Data: 0}, queen.PushItem{Data: 1}, queen.PushItem{Data: 2})
@@ -157,29 +157,4 @@ func TestAcceptanceAdminRoundTrip(t *testing.T) {
 		_, err = a.QueueInfo(ctx, "q")
 		assert.ErrorIs(t, err, admin.ErrNotFound)
 	})
-}
-
-// Bad arguments are refused with ErrInvalidOption before anything is sent.
-func TestAcceptanceAdminInvalidArguments(t *testing.T) {
-	t.Parallel()
-	c, err := queen.New("http://127.0.0.1:1", queen.WithRetry(0, time.Millisecond, time.Millisecond))
-	require.NoError(t, err)
-	defer c.Close()
-	a := admin.New(c)
-	ctx := t.Context()
-	for name, call := range map[string]func() error{
-		"seek no group": func() error { return a.SeekConsumerGroup(ctx, "", "q", admin.SeekToEnd()) },
-		"configure":     func() error { return a.ConfigureQueue(ctx, "", admin.QueueOptions{}) },
-		"lease":         func() error { return a.ConfigureQueue(ctx, "q", admin.QueueOptions{LeaseTime: -time.Second}) },
-		"retry limit":   func() error { return a.ConfigureQueue(ctx, "q", admin.QueueOptions{RetryLimit: new(-1)}) },
-		"replay":        func() error { _, err := a.ReplayDeadLetter(ctx, ""); return err },
-		"delete dl":     func() error { return a.DeleteDeadLetter(ctx, "") },
-		"delete queue":  func() error { return a.DeleteQueue(ctx, "") },
-		"delete group":  func() error { return a.DeleteConsumerGroup(ctx, "") },
-		"queue info":    func() error { _, err := a.QueueInfo(ctx, ""); return err },
-		"messages":      func() error { _, err := a.Messages(ctx, admin.MessageQuery{}); return err },
-		"dlq limit":     func() error { _, err := a.DeadLetters(ctx, admin.DLQQuery{Limit: -1}); return err },
-	} {
-		assert.ErrorIs(t, call(), queen.ErrInvalidOption, name)
-	}
 }

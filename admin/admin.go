@@ -57,6 +57,7 @@ import (
 	"net/url"
 
 	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -87,35 +88,41 @@ func New(client *queen.Client) *Admin {
 	return &Admin{client: client}
 }
 
+// endpoint is a route with its names filled in: the method and the escaped path to send.
+type endpoint struct{ method, path string }
+
+// at is the endpoint of route r naming names, one per placeholder of its pattern, in order.
+func at(r route.Route, names ...string) endpoint { return endpoint{r.Method, r.Path(names...)} }
+
 // call sends one request with in as its body (when in is not nil) and decodes a 2xx answer into
 // out (when out is not nil). A 200 that carries {"success":false,"error":...} is a broker
 // failure (0.15 answers database errors so).
-func (a *Admin) call(ctx context.Context, method, path string, query url.Values, in, out any) error {
+func (a *Admin) call(ctx context.Context, e endpoint, query url.Values, in, out any) error {
 	var body json.RawMessage
 	if in != nil {
 		var err error
 		if body, err = wire.Marshal(in); err != nil {
-			return fmt.Errorf("admin: %s %s: encoding the request: %w", method, path, err)
+			return fmt.Errorf("admin: %s %s: encoding the request: %w", e.method, e.path, err)
 		}
 	}
 	var raw json.RawMessage
-	if err := a.client.Do(ctx, method, path, query, body, &raw); err != nil {
+	if err := a.client.Do(ctx, e.method, e.path, query, body, &raw); err != nil {
 		return err
 	}
-	if err := refusedWithOK(raw, method, path); err != nil {
+	if err := refusedWithOK(raw, e); err != nil {
 		return err
 	}
 	if out == nil || len(raw) == 0 {
 		return nil
 	}
 	if err := wire.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("admin: %s %s: decoding the broker's answer: %w", method, path, err)
+		return fmt.Errorf("admin: %s %s: decoding the broker's answer: %w", e.method, e.path, err)
 	}
 	return nil
 }
 
 // refusedWithOK reports a 200 body shaped {"success":false,"error":...} as an *queen.APIError.
-func refusedWithOK(raw json.RawMessage, method, path string) error {
+func refusedWithOK(raw json.RawMessage, e endpoint) error {
 	var probe wire.Refusal
 	if len(raw) == 0 || raw[0] != '{' || wire.Unmarshal(raw, &probe) != nil || !probe.Refused() {
 		return nil
@@ -124,7 +131,7 @@ func refusedWithOK(raw json.RawMessage, method, path string) error {
 	if probe.Error != nil && *probe.Error != "" {
 		msg = *probe.Error
 	}
-	return &queen.APIError{StatusCode: 200, Message: msg, Method: method, Path: path}
+	return &queen.APIError{StatusCode: 200, Message: msg, Method: e.method, Path: e.path}
 }
 
 // notFound turns a 404 into ErrNotFound (the broker's JSON error: no such thing) or

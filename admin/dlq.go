@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -57,7 +58,7 @@ func (a *Admin) deadLetters(ctx context.Context, q DLQQuery, cut bool) (DLQPage,
 		return DLQPage{}, err
 	}
 	var answer wire.DLQAnswer
-	if err := a.call(ctx, "GET", "/api/v1/dlq", query, nil, &answer); err != nil {
+	if err := a.call(ctx, at(route.DeadLetters), query, nil, &answer); err != nil {
 		return DLQPage{}, notFound(err, "the dead-letter list")
 	}
 	page := DLQPage{

@@ -2,9 +2,11 @@ package admin_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -12,7 +14,9 @@ import (
 	"github.com/queenmq/queen-go/internal/testmode"
 )
 
-func TestDeadLetters_R98_PagesWithTotal(t *testing.T) {
+// The dead-letter list pages newest failure first with the total of matches; a 0.15 broker
+// sends no total, lists under the message's id and does not page, so one request lists all.
+func TestDeadLettersPageNewestFailureFirst(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		f := newFixtureIn(t, mode)
@@ -68,76 +72,64 @@ func TestDeadLetters_R98_PagesWithTotal(t *testing.T) {
 	})
 }
 
-func TestReplayDeadLetter_R99_CopySeenByEveryGroup(t *testing.T) {
+// A dead letter a 0.15 broker lists has no id of its own: ID and MessageID are both the
+// message id, and the total is unknown (-1).
+func TestDeadLettersFrom015UseTheMessageIDAndHaveNoTotal(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	ctx := context.Background()
-	f.push(t, "orders", "", 7)
-	billing := f.pop(t, "orders", "billing", 1)
-	shipping := f.pop(t, "orders", "shipping", 1)
-	require.NoError(t, billing[0].DeadLetter(ctx, nil))
-	f.ackAll(t, shipping)
+	a, mt := mockAdmin(t)
+	mt.RegisterResponder("GET", broker+"/api/v1/dlq", func(r *http.Request) (*http.Response, error) {
+		assert.Equal(t, "smoke-dlq", r.URL.Query().Get("queue"))
+		return httpmock.NewStringResponse(200, capturedDLQ), nil
+	})
 
-	page, err := f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "orders"})
+	page, err := a.DeadLetters(context.Background(), admin.DLQQuery{Queue: "smoke-dlq"})
+	require.NoError(t, err)
+
+	assert.Equal(t, -1, page.Total)
+	assert.Equal(t, 100, page.Limit)
+	assert.Equal(t, 0, page.Offset)
+	require.Len(t, page.DeadLetters, 2)
+	assert.Equal(t, admin.DeadLetter{
+		ID:            secondDeadLetter,
+		MessageID:     secondDeadLetter,
+		TransactionID: "5d802a94-74a3-47aa-81a3-ba7b2d473c8f",
+		Queue:         "smoke-dlq",
+		Partition:     "p1",
+		PartitionID:   "f3e5c1ac-60c4-4885-9a5b-e911102ba69d",
+		ConsumerGroup: "g1",
+		Error:         "boom 2",
+		RetryCount:    1,
+		Data:          page.DeadLetters[1].Data,
+		CreatedAt:     time.Date(2026, 11, 29, 21, 46, 36, 677e6, time.UTC),
+		FailedAt:      time.Date(2026, 11, 29, 21, 46, 36, 950e6, time.UTC),
+	}, page.DeadLetters[1])
+	assert.JSONEq(t, `{"will":"fail"}`, string(page.DeadLetters[1].Data))
+}
+
+// A broker that ignores the limit (0.15) lists everything; the page is cut to the limit asked.
+func TestDeadLettersFrom015AreCutToTheLimit(t *testing.T) {
+	t.Parallel()
+	a, mt := mockAdmin(t)
+	mt.RegisterResponder("GET", broker+"/api/v1/dlq", func(r *http.Request) (*http.Response, error) {
+		assert.Equal(t, "1", r.URL.Query().Get("limit"))
+		return httpmock.NewStringResponse(200, capturedDLQ), nil
+	})
+
+	page, err := a.DeadLetters(context.Background(), admin.DLQQuery{Queue: "smoke-dlq", Limit: 1})
 	require.NoError(t, err)
 	require.Len(t, page.DeadLetters, 1)
-	id := page.DeadLetters[0].ID
-
-	r, err := f.admin.ReplayDeadLetter(ctx, id)
-	require.NoError(t, err)
-	assert.Equal(t, admin.Replayed{ID: id, TransactionID: "dlq:" + id, PartitionID: billing[0].PartitionID, Offset: 1}, r)
-
-	for _, group := range []string{"billing", "shipping"} {
-		got := f.pop(t, "orders", group, 10)
-		require.Len(t, got, 1, group)
-		assert.Equal(t, "dlq:"+id, got[0].TransactionID, group)
-		assert.Equal(t, []int{7}, values(t, got), group)
-		assert.Equal(t, 1, got[0].DeliveryAttempt, group)
-	}
-
-	after, err := f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "orders"})
-	require.NoError(t, err)
-	assert.Equal(t, 0, after.Total, "a replayed dead letter leaves the list")
+	assert.Equal(t, firstDeadLetter, page.DeadLetters[0].ID)
+	assert.Equal(t, -1, page.Total)
 }
 
-func TestReplayDeadLetter_R100_SecondReplayIsNotFound(t *testing.T) {
+// AllDeadLetters asks a broker that reports no total (and so does not page) only once.
+func TestAllDeadLettersAsksABrokerThatDoesNotPageOnce(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t)
-	ctx := context.Background()
-	f.fileDeadLetters(t, "orders", "billing", 1)
-	all, err := f.admin.AllDeadLetters(ctx, admin.DLQQuery{Queue: "orders"})
+	a, mt := mockAdmin(t)
+	mt.RegisterResponder("GET", broker+"/api/v1/dlq", httpmock.NewStringResponder(200, capturedDLQ))
+
+	all, err := a.AllDeadLetters(context.Background(), admin.DLQQuery{Queue: "smoke-dlq"})
 	require.NoError(t, err)
-	require.Len(t, all, 1)
-
-	_, err = f.admin.ReplayDeadLetter(ctx, all[0].ID)
-	require.NoError(t, err)
-	_, err = f.admin.ReplayDeadLetter(ctx, all[0].ID)
-	require.ErrorIs(t, err, admin.ErrNotFound)
-	assert.Contains(t, err.Error(), all[0].ID)
-
-	got := f.pop(t, "orders", "billing", 10)
-	assert.Len(t, got, 1, "no second copy")
-}
-
-func TestDeleteDeadLetter_R101_RemovesIt(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ctx := context.Background()
-	f.fileDeadLetters(t, "orders", "billing", 1, 2)
-	all, err := f.admin.AllDeadLetters(ctx, admin.DLQQuery{Queue: "orders"})
-	require.NoError(t, err)
-	require.Len(t, all, 2)
-
-	require.NoError(t, f.admin.DeleteDeadLetter(ctx, all[0].ID))
-
-	left, err := f.admin.DeadLetters(ctx, admin.DLQQuery{Queue: "orders"})
-	require.NoError(t, err)
-	assert.Equal(t, 1, left.Total)
-	require.Len(t, left.DeadLetters, 1)
-	assert.Equal(t, all[1].ID, left.DeadLetters[0].ID)
-
-	require.ErrorIs(t, f.admin.DeleteDeadLetter(ctx, all[0].ID), admin.ErrNotFound)
-	_, err = f.admin.ReplayDeadLetter(ctx, all[0].ID)
-	require.ErrorIs(t, err, admin.ErrNotFound)
-	assert.Empty(t, f.pop(t, "orders", "billing", 10), "delete pushes nothing")
+	assert.Len(t, all, 2)
+	assert.Equal(t, 1, mt.GetTotalCallCount())
 }

@@ -3,8 +3,8 @@ package admin
 import (
 	"context"
 	"fmt"
-	"net/url"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -15,8 +15,7 @@ func (a *Admin) DeleteConsumerGroup(ctx context.Context, group string) error {
 	if err := validName("group", group); err != nil {
 		return err
 	}
-	path := "/api/v1/consumer-groups/" + url.PathEscape(group)
-	return a.deleteGroup(ctx, path, "consumer group "+quote(group))
+	return a.deleteGroup(ctx, at(route.DeleteGroup, group), "consumer group "+quote(group))
 }
 
 // DeleteConsumerGroupOnQueue is DeleteConsumerGroup on one queue only.
@@ -27,15 +26,14 @@ func (a *Admin) DeleteConsumerGroupOnQueue(ctx context.Context, group, queue str
 	if err := validName("queue", queue); err != nil {
 		return err
 	}
-	path := "/api/v1/consumer-groups/" + url.PathEscape(group) + "/queues/" + url.PathEscape(queue)
-	return a.deleteGroup(ctx, path, "consumer group "+quote(group)+" on queue "+quote(queue))
+	return a.deleteGroup(ctx, at(route.DeleteGroupOnQueue, group, queue), "consumer group "+quote(group)+" on queue "+quote(queue))
 }
 
 // deleteGroup sends a group deletion. A 0.15 broker answers an unknown group with a success
 // that deleted nothing, so no deleted partition means not found on every broker.
-func (a *Admin) deleteGroup(ctx context.Context, path, what string) error {
+func (a *Admin) deleteGroup(ctx context.Context, e endpoint, what string) error {
 	var answer wire.DeleteGroupAnswer
-	if err := a.call(ctx, "DELETE", path, nil, nil, &answer); err != nil {
+	if err := a.call(ctx, e, nil, nil, &answer); err != nil {
 		return notFound(err, what)
 	}
 	if answer.DeletedPartitions != nil && *answer.DeletedPartitions == 0 {

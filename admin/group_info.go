@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"net/url"
 	"slices"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -55,7 +55,7 @@ type PartitionLag struct {
 // ConsumerGroups lists every consumer group with its lag on each queue it reads.
 func (a *Admin) ConsumerGroups(ctx context.Context) ([]GroupInfo, error) {
 	var list []wire.GroupSummary
-	err := a.read(ctx, "/api/v1/consumer-groups", nil, "the consumer-group list", &list)
+	err := a.read(ctx, at(route.GroupList), nil, "the consumer-group list", &list)
 	if err != nil && !errors.Is(err, errEmpty) {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func (a *Admin) ConsumerGroup(ctx context.Context, group string) (GroupInfo, err
 	}
 	var d wire.GroupDetail
 	what := "consumer group " + quote(group)
-	err := a.read(ctx, "/api/v1/consumer-groups/"+url.PathEscape(group), nil, what, &d)
+	err := a.read(ctx, at(route.GroupDetail, group), nil, what, &d)
 	if errors.Is(err, errEmpty) || (err == nil && len(d) == 0) {
 		return GroupInfo{}, notFoundEmpty(what)
 	}

@@ -2,9 +2,13 @@ package admin_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"testing"
+	"time"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/require"
 
 	queen "github.com/queenmq/queen-go"
@@ -20,13 +24,14 @@ type fixture struct {
 	admin  *admin.Admin
 }
 
-func newFixture(t *testing.T) fixture {
+// newFixture is newFixtureIn with the broker as 2.0.
+func newFixture(t testing.TB) fixture {
 	t.Helper()
 	return newFixtureIn(t, testmode.Modes[0])
 }
 
-// newFixtureIn is newFixture with the broker in mode m (2.0 or 0.15).
-func newFixtureIn(t *testing.T, m testmode.Mode) fixture {
+// newFixtureIn is a fixture with the broker in mode m (2.0 or 0.15).
+func newFixtureIn(t testing.TB, m testmode.Mode) fixture {
 	t.Helper()
 	srv := m.Server(t, queentest.WithManualClock())
 	client, err := queen.New(srv.URL())
@@ -36,7 +41,7 @@ func newFixtureIn(t *testing.T, m testmode.Mode) fixture {
 }
 
 // push stores one message per value in queue's partition (empty: Default), data {"n":v}.
-func (f fixture) push(t *testing.T, queue, partition string, values ...int) {
+func (f fixture) push(t testing.TB, queue, partition string, values ...int) {
 	t.Helper()
 	items := make([]queen.PushItem, len(values))
 	for i, v := range values {
@@ -47,7 +52,7 @@ func (f fixture) push(t *testing.T, queue, partition string, values ...int) {
 }
 
 // pop leases up to batch messages of queue for group, reading from the oldest message.
-func (f fixture) pop(t *testing.T, queue, group string, batch int) []*queen.Message {
+func (f fixture) pop(t testing.TB, queue, group string, batch int) []*queen.Message {
 	t.Helper()
 	b := f.client.Queue(queue).Batch(batch)
 	if group != "" {
@@ -70,7 +75,7 @@ func values(t *testing.T, msgs []*queen.Message) []int {
 	return out
 }
 
-func (f fixture) ackAll(t *testing.T, msgs []*queen.Message) {
+func (f fixture) ackAll(t testing.TB, msgs []*queen.Message) {
 	t.Helper()
 	items := make([]queen.AckItem, len(msgs))
 	for i, m := range msgs {
@@ -84,7 +89,7 @@ func (f fixture) ackAll(t *testing.T, msgs []*queen.Message) {
 }
 
 // fileDeadLetters pushes one message per value and has group dead-letter each of them.
-func (f fixture) fileDeadLetters(t *testing.T, queue, group string, values ...int) {
+func (f fixture) fileDeadLetters(t testing.TB, queue, group string, values ...int) {
 	t.Helper()
 	f.push(t, queue, "", values...)
 	for range values {
@@ -101,4 +106,42 @@ func unknownOn015(m testmode.Mode, n int) int {
 		return -1
 	}
 	return n
+}
+
+// lagState is a fixture in mode m with queue orders (partitions p0 with 4 messages, p1 with 3)
+// in namespace shop: group slow finished p0's first two and holds a lease on p1's first two;
+// queue mode dead-lettered p0's first; everything is read 30 s after the pushes.
+func lagState(t testing.TB, m testmode.Mode) fixture {
+	t.Helper()
+	f := newFixtureIn(t, m)
+	ctx := context.Background()
+	require.NoError(t, f.admin.ConfigureQueue(ctx, "orders", admin.QueueOptions{
+		LeaseTime: 600 * time.Second, RetryLimit: new(0), Namespace: "shop", Task: "fulfil"}))
+	f.push(t, "orders", "p0", 0, 1, 2, 3)
+	f.push(t, "orders", "p1", 0, 1, 2)
+	slow := f.client.Queue("orders").Group("slow").SubscriptionMode(queen.SubscribeAll).Batch(2)
+	msgs, err := slow.Partition("p0").Pop(ctx)
+	require.NoError(t, err)
+	f.ackAll(t, msgs)
+	msgs, err = slow.Partition("p1").Pop(ctx)
+	require.NoError(t, err)
+	require.Len(t, msgs, 2)
+	msgs, err = f.client.Queue("orders").Partition("p0").Batch(1).Pop(ctx)
+	require.NoError(t, err)
+	require.NoError(t, msgs[0].Nack(ctx, errors.New("boom")))
+	f.srv.Advance(30 * time.Second)
+	return f
+}
+
+// broker is the base URL of the mock transport's broker.
+const broker = "http://broker.test"
+
+// mockAdmin returns an Admin whose client talks to a mock transport only, and never retries.
+func mockAdmin(t testing.TB) (*admin.Admin, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	client, err := queen.New(broker, queen.WithHTTPClient(&http.Client{Transport: mt}), queen.WithRetry(0, time.Millisecond, time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = client.Close() })
+	return admin.New(client), mt
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -93,7 +94,7 @@ func (a *Admin) Messages(ctx context.Context, q MessageQuery) ([]StoredMessage, 
 	if q.Partition != "" {
 		what += " partition " + quote(q.Partition)
 	}
-	err := a.read(ctx, "/api/v1/messages", v, what, &list)
+	err := a.read(ctx, at(route.Messages), v, what, &list)
 	if errors.Is(err, errEmpty) {
 		return []StoredMessage{}, nil
 	}
@@ -161,7 +162,7 @@ func (a *Admin) Message(ctx context.Context, partitionID, transactionID string) 
 func (a *Admin) message(ctx context.Context, partitionID, transactionID string) (wire.MessageDetail, error) {
 	var d wire.MessageDetail
 	what := "message " + quote(transactionID) + " in partition " + quote(partitionID)
-	err := a.read(ctx, "/api/v1/messages/"+url.PathEscape(partitionID)+"/"+url.PathEscape(transactionID), nil, what, &d)
+	err := a.read(ctx, at(route.Message, partitionID, transactionID), nil, what, &d)
 	if errors.Is(err, errEmpty) {
 		return d, notFoundEmpty(what)
 	}

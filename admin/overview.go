@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -49,7 +50,7 @@ func (a *Admin) Lagging(ctx context.Context, q LagQuery) ([]LaggingPartition, er
 		v.Set("consumerGroup", q.Group)
 	}
 	var list []wire.LaggingEntry
-	if err := a.read(ctx, "/api/v1/consumer-groups/lagging", v, "the lagging list", &list); err != nil && !errors.Is(err, errEmpty) {
+	if err := a.read(ctx, at(route.Lagging), v, "the lagging list", &list); err != nil && !errors.Is(err, errEmpty) {
 		return nil, err
 	}
 	out := []LaggingPartition{}
@@ -92,7 +93,7 @@ type Overview struct {
 // Overview reads the broker-wide overview.
 func (a *Admin) Overview(ctx context.Context) (Overview, error) {
 	var o wire.Overview
-	if err := a.read(ctx, "/api/v1/resources/overview", nil, "the overview", &o); err != nil {
+	if err := a.read(ctx, at(route.Overview), nil, "the overview", &o); err != nil {
 		return Overview{}, err
 	}
 	sec := func(f float64) time.Duration { return time.Duration(f * float64(time.Second)) }
@@ -119,7 +120,7 @@ type Health struct {
 // Health reads GET /health, which needs no token.
 func (a *Admin) Health(ctx context.Context) (Health, error) {
 	var h wire.Health
-	if err := a.read(ctx, "/health", nil, "the health route", &h); err != nil {
+	if err := a.read(ctx, at(route.Health), nil, "the health route", &h); err != nil {
 		return Health{}, err
 	}
 	return Health{Status: h.Status, Version: h.Version, Server: h.Server, Database: h.Database}, nil

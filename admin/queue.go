@@ -3,9 +3,9 @@ package admin
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -56,7 +56,7 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 	}
 	body := wire.ConfigureRequest{Queue: queue, Namespace: o.Namespace, Task: o.Task, Options: &opts}
 	var answer wire.ConfigureAnswer
-	if err := a.call(ctx, "POST", "/api/v1/configure", nil, body, &answer); err != nil {
+	if err := a.call(ctx, at(route.Configure), nil, body, &answer); err != nil {
 		return QueueConfig{}, notFound(err, "the configure route")
 	}
 	return QueueConfig{
@@ -80,9 +80,8 @@ func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
 	if err := validName("queue", queue); err != nil {
 		return err
 	}
-	path := "/api/v1/resources/queues/" + url.PathEscape(queue)
 	var answer wire.DeleteQueueAnswer
-	if err := a.call(ctx, "DELETE", path, nil, nil, &answer); err != nil {
+	if err := a.call(ctx, at(route.DeleteQueue, queue), nil, nil, &answer); err != nil {
 		return notFound(err, "queue "+quote(queue))
 	}
 	if answer.Existed != nil && !*answer.Existed { // a 0.15 broker's answer for an unknown queue

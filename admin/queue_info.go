@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -59,7 +60,7 @@ func (a *Admin) QueuesIn(ctx context.Context, namespace, task string) ([]QueueIn
 			q.Set("task", task)
 		}
 		var list wire.QueueList
-		err := a.read(ctx, "/api/v1/status/queues", q, "the queue list", &list)
+		err := a.read(ctx, at(route.QueueList), q, "the queue list", &list)
 		if errors.Is(err, errEmpty) {
 			break
 		}
@@ -97,7 +98,7 @@ func (a *Admin) QueueInfo(ctx context.Context, queue string) (QueueInfo, error) 
 		return QueueInfo{}, err
 	}
 	var d wire.QueueDetail
-	err := a.read(ctx, "/api/v1/status/queues/"+url.PathEscape(queue), nil, "queue "+quote(queue), &d)
+	err := a.read(ctx, at(route.QueueDetail, queue), nil, "queue "+quote(queue), &d)
 	if errors.Is(err, errEmpty) {
 		return QueueInfo{}, notFoundEmpty("queue " + quote(queue))
 	}

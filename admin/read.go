@@ -14,12 +14,12 @@ import (
 // errEmpty is an empty 200 body, 0.15's answer for "nothing" (an unknown group, an empty list).
 var errEmpty = errors.New("empty answer")
 
-// read GETs an introspection route and decodes its body into out. It maps both brokers'
+// read GETs an introspection endpoint and decodes its body into out. It maps both brokers'
 // "not found" answers to ErrNotFound (a 404 {"error":...}, or 0.15's 200 {"error":"... not
 // found"}), any other error body to a *queen.APIError, and an empty body to errEmpty.
-func (a *Admin) read(ctx context.Context, path string, query url.Values, what string, out any) error {
+func (a *Admin) read(ctx context.Context, e endpoint, query url.Values, what string, out any) error {
 	var raw json.RawMessage
-	if err := a.call(ctx, "GET", path, query, nil, &raw); err != nil {
+	if err := a.call(ctx, e, query, nil, &raw); err != nil {
 		return notFound(err, what)
 	}
 	if len(raw) == 0 {
@@ -29,14 +29,14 @@ func (a *Admin) read(ctx context.Context, path string, query url.Values, what st
 		Error *string `json:"error"`
 	}
 	if raw[0] == '{' && json.Unmarshal(raw, &probe) == nil && probe.Error != nil {
-		apiErr := &queen.APIError{StatusCode: 200, Message: *probe.Error, Method: "GET", Path: path}
+		apiErr := &queen.APIError{StatusCode: 200, Message: *probe.Error, Method: e.method, Path: e.path}
 		if wire.ReadRefusalMeaning(*probe.Error) == wire.MeansNotFound {
 			return fmt.Errorf("%w: %s (%w)", ErrNotFound, what, apiErr)
 		}
 		return apiErr
 	}
 	if err := wire.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("admin: GET %s: decoding the broker's answer: %w", path, err)
+		return fmt.Errorf("admin: %s %s: decoding the broker's answer: %w", e.method, e.path, err)
 	}
 	return nil
 }

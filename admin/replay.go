@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -29,9 +29,8 @@ func (a *Admin) ReplayDeadLetter(ctx context.Context, id string) (Replayed, erro
 	if err := required("id", id); err != nil {
 		return Replayed{}, err
 	}
-	path := "/api/v1/dlq/" + url.PathEscape(id) + "/replay"
 	var answer wire.ReplayAnswer
-	err := a.call(ctx, "POST", path, nil, nil, &answer)
+	err := a.call(ctx, at(route.ReplayDeadLetter, id), nil, nil, &answer)
 	if isMissingRoute(err) {
 		return a.emulateReplay(ctx, id)
 	}
@@ -81,7 +80,7 @@ func (a *Admin) emulateReplay(ctx context.Context, id string) (Replayed, error) 
 		TransactionID: txID,
 	}}}
 	var results []wire.PushResult
-	if err := a.call(ctx, "POST", "/api/v1/push", nil, body, &results); err != nil {
+	if err := a.call(ctx, at(route.Push), nil, body, &results); err != nil {
 		return Replayed{}, fmt.Errorf("admin: replaying dead letter %q by a push to queue %q partition %q: %w", id, dl.Queue, dl.Partition, err)
 	}
 	if len(results) != 1 {
@@ -110,8 +109,7 @@ func (a *Admin) DeleteDeadLetter(ctx context.Context, id string) error {
 	if err := required("id", id); err != nil {
 		return err
 	}
-	path := "/api/v1/dlq/" + url.PathEscape(id)
-	if err := a.call(ctx, "DELETE", path, nil, nil, nil); err != nil {
+	if err := a.call(ctx, at(route.DeleteDeadLetter, id), nil, nil, nil); err != nil {
 		if isMissingRoute(err) {
 			return fmt.Errorf("%w: it cannot delete dead letters (deleting %q: %w)", ErrUnsupported, id, err)
 		}

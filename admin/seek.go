@@ -2,9 +2,9 @@ package admin
 
 import (
 	"context"
-	"net/url"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -73,9 +73,8 @@ func (a *Admin) Seek(ctx context.Context, group, queue string, to SeekTarget) (S
 		body.Timestamp = to.at.UTC().Format(time.RFC3339Nano)
 	}
 
-	path := "/api/v1/consumer-groups/" + url.PathEscape(group) + "/queues/" + url.PathEscape(queue) + "/seek"
 	var answer wire.SeekAnswer
-	if err := a.call(ctx, "POST", path, nil, body, &answer); err != nil {
+	if err := a.call(ctx, at(route.Seek, group, queue), nil, body, &answer); err != nil {
 		return SeekResult{}, notFound(err, "queue "+quote(queue))
 	}
 	res := SeekResult{

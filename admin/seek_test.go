@@ -11,9 +11,12 @@ import (
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-func TestSeek_R110_ToTimeReplaysExactlyMessagesPushedAtOrAfterIt(t *testing.T) {
+// After a seek to a time, the group's next pops return exactly the messages pushed at or after
+// it, whatever it had read; a 0.15 broker excludes a message stored exactly at the target.
+func TestSeekToTimeReplaysExactlyTheMessagesPushedAtOrAfterIt(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		f := newFixtureIn(t, mode)
@@ -48,7 +51,9 @@ func TestSeek_R110_ToTimeReplaysExactlyMessagesPushedAtOrAfterIt(t *testing.T) {
 	})
 }
 
-func TestSeek_R110_ToEndSkipsTheBacklog(t *testing.T) {
+// After a seek to the end, the group receives only messages stored later; a 0.15 broker moves
+// only the cursors a group already has.
+func TestSeekToEndSkipsTheBacklog(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		f := newFixtureIn(t, mode)
@@ -68,7 +73,9 @@ func TestSeek_R110_ToEndSkipsTheBacklog(t *testing.T) {
 	})
 }
 
-func TestSeek_R111_ReleasesTheLiveLease(t *testing.T) {
+// A seek releases the group's live leases on the queue: acks under them are refused, and the
+// messages come back at once.
+func TestSeekReleasesTheGroupsLiveLease(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		f := newFixtureIn(t, mode)
@@ -96,7 +103,9 @@ func TestSeek_R111_ReleasesTheLiveLease(t *testing.T) {
 	})
 }
 
-func TestSeek_R113_UnknownQueueIsNotFound(t *testing.T) {
+// A seek on a queue the broker does not know is ErrNotFound with the broker's 404; a 0.15
+// broker answers a success that moved nothing.
+func TestSeekOnAnUnknownQueueIsNotFound(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		f := newFixtureIn(t, mode)
@@ -110,4 +119,25 @@ func TestSeek_R113_UnknownQueueIsNotFound(t *testing.T) {
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 404, apiErr.StatusCode)
 	})
+}
+
+// A seek sends its target (a time in RFC 3339, or toEnd) and decodes a 0.15 broker's account.
+func TestSeekSendsItsTargetAndDecodesA015Answer(t *testing.T) {
+	t.Parallel()
+	a, mt := mockAdmin(t)
+	spy := &testutil.Spy{}
+	const path = broker + "/api/v1/consumer-groups/g1/queues/smoke-basic/seek"
+	mt.RegisterResponder("POST", path, spy.Respond(200, capturedSeekTime))
+
+	res, err := a.Seek(context.Background(), "g1", "smoke-basic", admin.SeekToTime(time.Unix(0, 0)))
+	require.NoError(t, err)
+	assert.Equal(t, `{"timestamp":"1970-01-01T00:00:00Z"}`, string(spy.Only(t).Body))
+	assert.Equal(t, admin.SeekResult{ConsumerGroup: "g1", Queue: "smoke-basic", Target: time.Unix(0, 0).UTC(), PartitionsUpdated: 1}, res)
+
+	spy.Reset()
+	mt.RegisterResponder("POST", path, spy.Respond(200, capturedSeekEnd))
+	res, err = a.Seek(context.Background(), "g1", "smoke-basic", admin.SeekToEnd())
+	require.NoError(t, err)
+	assert.Equal(t, `{"toEnd":true}`, string(spy.Only(t).Body))
+	assert.Equal(t, admin.SeekResult{ConsumerGroup: "g1", Queue: "smoke-basic", ToEnd: true, PartitionsUpdated: 1}, res)
 }

@@ -52,6 +52,37 @@ func TestBadInputIsRefusedLocally(t *testing.T) {
 		{"delete queue empty", func(a *admin.Admin) error { return a.DeleteQueue(ctx, "") }, []string{`queue=""`}},
 		{"delete group empty", func(a *admin.Admin) error { return a.DeleteConsumerGroup(ctx, "") }, []string{`group=""`}},
 		{"delete group on empty queue", func(a *admin.Admin) error { return a.DeleteConsumerGroupOnQueue(ctx, "g", "") }, []string{`queue=""`}},
+		{"queue info empty", func(a *admin.Admin) error { _, err := a.QueueInfo(ctx, ""); return err }, []string{`queue=""`}},
+		{"queue info dot-dot", func(a *admin.Admin) error { _, err := a.QueueInfo(ctx, ".."); return err }, []string{`queue=".."`}},
+		{"group info empty", func(a *admin.Admin) error { _, err := a.ConsumerGroup(ctx, ""); return err }, []string{`group=""`}},
+		{"lagging negative", func(a *admin.Admin) error { _, err := a.Lagging(ctx, admin.LagQuery{MinLag: -time.Second}); return err }, []string{"MinLag=-1s"}},
+		{"lagging fractional", func(a *admin.Admin) error {
+			_, err := a.Lagging(ctx, admin.LagQuery{MinLag: 1500 * time.Millisecond})
+			return err
+		}, []string{"MinLag=1.5s", "whole"}},
+		{"messages without a queue", func(a *admin.Admin) error { _, err := a.Messages(ctx, admin.MessageQuery{}); return err }, []string{`Queue=""`}},
+		{"messages limit too high", func(a *admin.Admin) error {
+			_, err := a.Messages(ctx, admin.MessageQuery{Queue: "q", Limit: 1001})
+			return err
+		}, []string{"Limit=1001"}},
+		{"messages negative offset", func(a *admin.Admin) error {
+			_, err := a.Messages(ctx, admin.MessageQuery{Queue: "q", Offset: -1})
+			return err
+		}, []string{"Offset=-1"}},
+		{"messages unknown status", func(a *admin.Admin) error {
+			_, err := a.Messages(ctx, admin.MessageQuery{Queue: "q", Status: "failed"})
+			return err
+		}, []string{`Status="failed"`}},
+		{"messages from an offset without a partition", func(a *admin.Admin) error {
+			_, err := a.Messages(ctx, admin.MessageQuery{Queue: "q", FromOffset: new(int64(1))})
+			return err
+		}, []string{"FromOffset=1", "needs Partition"}},
+		{"messages from a negative offset", func(a *admin.Admin) error {
+			_, err := a.Messages(ctx, admin.MessageQuery{Queue: "q", Partition: "p", FromOffset: new(int64(-1))})
+			return err
+		}, []string{"FromOffset=-1"}},
+		{"message empty partition id", func(a *admin.Admin) error { _, err := a.Message(ctx, "", "tx"); return err }, []string{`partitionID=""`}},
+		{"message empty transaction id", func(a *admin.Admin) error { _, err := a.Message(ctx, "p", ""); return err }, []string{`transactionID=""`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/queenmq/queen-go/otelqueen"
 )
 
-// Every otelqueen name of API.md, as a caller compiles against it.
+// Every exported name of otelqueen keeps the signature callers compile against.
 func TestAcceptanceOtelqueenSignatures(t *testing.T) {
 	t.Parallel()
 	var (

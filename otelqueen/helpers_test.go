@@ -99,12 +99,9 @@ func histogramCounts(t *testing.T, m metricdata.Metrics, key string) map[string]
 	t.Helper()
 	h, ok := m.Data.(metricdata.Histogram[float64])
 	require.True(t, ok, "%s is a float histogram", m.Name)
-	out := map[string]uint64{}
-	for _, dp := range h.DataPoints {
-		v, _ := dp.Attributes.Value(attribute.Key(key))
-		out[v.String()] += dp.Count
-	}
-	return out
+	return tally(h.DataPoints, key, func(dp metricdata.HistogramDataPoint[float64]) (attribute.Set, uint64) {
+		return dp.Attributes, dp.Count
+	})
 }
 
 // sumBy sums an integer counter by the value of one attribute.
@@ -112,19 +109,20 @@ func sumBy(t *testing.T, m metricdata.Metrics, key string) map[string]int64 {
 	t.Helper()
 	s, ok := m.Data.(metricdata.Sum[int64])
 	require.True(t, ok, "%s is an int sum", m.Name)
-	out := map[string]int64{}
-	for _, dp := range s.DataPoints {
-		v, _ := dp.Attributes.Value(attribute.Key(key))
-		out[v.String()] += dp.Value
-	}
-	return out
+	return tally(s.DataPoints, key, func(dp metricdata.DataPoint[int64]) (attribute.Set, int64) {
+		return dp.Attributes, dp.Value
+	})
 }
 
-// testCtx bounds a test's Consume, so a broken loop fails instead of hanging.
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+// tally adds up the points' numbers by the value each has for the attribute key ("" without it).
+func tally[P any, N int64 | uint64](points []P, key string, of func(P) (attribute.Set, N)) map[string]N {
+	out := map[string]N{}
+	for _, p := range points {
+		attrs, n := of(p)
+		v, _ := attrs.Value(attribute.Key(key))
+		out[v.String()] += n
+	}
+	return out
 }
 
 // The shortest lease the SDK accepts, and a renewal often enough to notice its loss at once.

@@ -20,22 +20,15 @@ const (
 	leaseLostName = "messaging.queen.lease.lost"
 )
 
-// operation is what a route does, in the conventions' terms.
-type operation struct {
-	name string
-	kind attribute.KeyValue // messaging.operation.type; invalid when none fits
-}
-
-// operations maps the routes that are messaging operations; the others are not recorded.
-var operations = map[string]operation{
-	"/api/v1/pop":               {"pop", semconv.MessagingOperationTypeReceive},
-	"/api/v1/pop/queue/{queue}": {"pop", semconv.MessagingOperationTypeReceive},
-	"/api/v1/pop/queue/{queue}/partition/{partition}": {"pop", semconv.MessagingOperationTypeReceive},
-	"/api/v1/ack":                    {"ack", semconv.MessagingOperationTypeSettle},
-	"/api/v1/ack/batch":              {"ack", semconv.MessagingOperationTypeSettle},
-	"/api/v1/push":                   {"push", semconv.MessagingOperationTypeSend},
-	"/api/v1/lease/{leaseId}/extend": {name: "renew"},
-	"/api/v1/transaction":            {name: "transaction"},
+// operationTypes are the messaging operations Hooks records, by queen.RequestEvent.Operation,
+// each with its messaging.operation.type (invalid where the conventions have none). Requests
+// of any other operation (administration, health) are not recorded.
+var operationTypes = map[string]attribute.KeyValue{
+	"pop":         semconv.MessagingOperationTypeReceive,
+	"ack":         semconv.MessagingOperationTypeSettle,
+	"push":        semconv.MessagingOperationTypeSend,
+	"renew":       {},
+	"transaction": {},
 }
 
 // Hooks returns queen.Hooks that record the client's operations: durations per HTTP
@@ -56,16 +49,16 @@ func Hooks(opts ...Option) queen.Hooks {
 	ctx := context.Background()
 	return queen.Hooks{
 		Request: func(e queen.RequestEvent) {
-			op, ok := operations[e.Route]
+			kind, ok := operationTypes[e.Operation]
 			if !ok {
 				return
 			}
 			attrs := []attribute.KeyValue{
 				semconv.MessagingSystemKey.String("queen"),
-				semconv.MessagingOperationName(op.name),
+				semconv.MessagingOperationName(e.Operation),
 			}
-			if op.kind.Valid() {
-				attrs = append(attrs, op.kind)
+			if kind.Valid() {
+				attrs = append(attrs, kind)
 			}
 			if t := requestErrorType(e); t != "" {
 				attrs = append(attrs, semconv.ErrorTypeKey.String(t))
@@ -77,7 +70,7 @@ func Hooks(opts ...Option) queen.Hooks {
 				retries.Add(ctx, 1, metric.WithAttributeSet(set))
 			}
 			if e.Items > 0 && e.Err == nil && e.Status >= 200 && e.Status < 300 &&
-				(op.name == "push" || op.name == "transaction") {
+				(e.Operation == "push" || e.Operation == "transaction") {
 				sent.AddSet(ctx, int64(e.Items), attribute.NewSet(attrs[:2]...))
 			}
 		},

@@ -14,13 +14,10 @@ func (a *app) dlqList(args []string) error {
 	partition := c.fs.String("partition", "", "only dead letters of this partition (name)")
 	limit := c.fs.Int("limit", 0, "page size (default: the broker's, 100)")
 	offset := c.fs.Int("offset", 0, "dead letters to skip")
-	pos, err := c.parse(args)
-	if err != nil {
+	if err := c.noArgs(args); err != nil {
 		return err
 	}
 	switch {
-	case len(pos) > 0:
-		return c.usagef("dlq list takes no arguments, got %q", pos[0])
 	case *queue == "":
 		return c.usagef("dlq list: --queue is required")
 	case *limit < 0:

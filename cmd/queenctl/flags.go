@@ -103,6 +103,49 @@ func (c *command) usagef(format string, args ...any) error {
 	return usageError{msg: fmt.Sprintf(format, args...), command: c.name}
 }
 
+// oneArg parses a command that takes exactly one argument, a what ("queue name"), and returns it.
+func (c *command) oneArg(args []string, what string) (string, error) {
+	pos, err := c.parse(args)
+	if err != nil {
+		return "", err
+	}
+	if len(pos) != 1 {
+		return "", c.usagef("%s: give exactly one %s, got %d (%q)", c.name, what, len(pos), pos)
+	}
+	return pos[0], nil
+}
+
+// noArgs parses a command that takes flags only.
+func (c *command) noArgs(args []string) error {
+	pos, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return c.usagef("%s takes no arguments, got %q", c.name, pos[0])
+	}
+	return nil
+}
+
+// connectNoArgs is the opening of a command that takes no arguments: refuse any, then connect.
+func (c *command) connectNoArgs(args []string) (*admin.Admin, func(), error) {
+	if err := c.noArgs(args); err != nil {
+		return nil, nil, err
+	}
+	return c.connect()
+}
+
+// connectOneArg is the opening of a command that takes one argument, a what: read it, then
+// connect.
+func (c *command) connectOneArg(args []string, what string) (string, *admin.Admin, func(), error) {
+	arg, err := c.oneArg(args, what)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	adm, done, err := c.connect()
+	return arg, adm, done, err
+}
+
 // flagSet reports whether the named flag was given on the command line.
 func (c *command) flagSet(name string) bool {
 	found := false

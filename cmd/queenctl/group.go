@@ -13,19 +13,11 @@ func (a *app) groupDelete(args []string) error {
 			"counters and start, so its next pop starts afresh. Dead letters it filed stay.")
 	queue := c.fs.String("queue", "", "forget the group on this queue only")
 	dryRun, yes := c.safetyFlags(true)
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return c.usagef("group delete: give exactly one consumer group, got %d (%q)", len(pos), pos)
-	}
-	adm, done, err := c.connect()
+	group, adm, done, err := c.connectOneArg(args, "consumer group")
 	if err != nil {
 		return err
 	}
 	defer done()
-	group := pos[0]
 	if *dryRun {
 		g, err := adm.ConsumerGroup(a.ctx, group)
 		if err != nil {

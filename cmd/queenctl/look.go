@@ -179,21 +179,14 @@ type partitionRow struct {
 
 func (a *app) queueShow(args []string) error {
 	c := a.command("queue show", "Q", "Show queue Q: its options, and each partition's depth.")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return c.usagef("queue show: give exactly one queue name, got %d (%q)", len(pos), pos)
-	}
-	adm, done, err := c.connect()
+	queue, adm, done, err := c.connectOneArg(args, "queue name")
 	if err != nil {
 		return err
 	}
 	defer done()
-	q, err := adm.QueueInfo(a.ctx, pos[0])
+	q, err := adm.QueueInfo(a.ctx, queue)
 	if err != nil {
-		return c.notQueen(fmt.Errorf("queue show %q: %w", pos[0], err))
+		return c.notQueen(fmt.Errorf("queue show %q: %w", queue, err))
 	}
 	parts := make([]partitionRow, 0, len(q.Partitions))
 	for _, p := range q.Partitions {
@@ -259,21 +252,14 @@ type partitionLagRow struct {
 func (a *app) groupShow(args []string) error {
 	c := a.command("group show", "G", "Show consumer group G on every queue it reads: per partition its cursor (the last\n"+
 		"offset done), lag (messages it will still be handed), time lag (age of the oldest) and lease.")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return c.usagef("group show: give exactly one consumer group, got %d (%q)", len(pos), pos)
-	}
-	adm, done, err := c.connect()
+	group, adm, done, err := c.connectOneArg(args, "consumer group")
 	if err != nil {
 		return err
 	}
 	defer done()
-	g, err := adm.ConsumerGroup(a.ctx, pos[0])
+	g, err := adm.ConsumerGroup(a.ctx, group)
 	if err != nil {
-		return c.notQueen(fmt.Errorf("group show %q: %w", pos[0], err))
+		return c.notQueen(fmt.Errorf("group show %q: %w", group, err))
 	}
 	rows := []partitionLagRow{}
 	approx := false
@@ -366,24 +352,4 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// noArgs parses a command that takes flags only.
-// connectNoArgs is the opening of a command that takes no arguments: refuse any, then connect.
-func (c *command) connectNoArgs(args []string) (*admin.Admin, func(), error) {
-	if err := c.noArgs(args); err != nil {
-		return nil, nil, err
-	}
-	return c.connect()
-}
-
-func (c *command) noArgs(args []string) error {
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return c.usagef("%s takes no arguments, got %q", c.name, pos[0])
-	}
-	return nil
 }

@@ -1,38 +1,16 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	queen "github.com/queenmq/queen-go"
 )
 
-// lagBroker: queue orders with 3 messages and queue other with 1; group billing finished the
-// first of orders and is 2 behind; 90 s later.
-func lagBroker(t *testing.T) broker {
-	t.Helper()
-	b := newBroker(t, "")
-	b.push(t, "orders", 1, 2, 3)
-	b.push(t, "other", 9)
-	msgs, err := b.client.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll).Batch(1).Pop(context.Background())
-	require.NoError(t, err)
-	require.NoError(t, msgs[0].Ack(context.Background()))
-	b.srv.Advance(90 * time.Second)
-	return b
-}
-
-func fields(line string) []string { return strings.Fields(line) }
-
-func TestStatus(t *testing.T) {
+// status shows every queue's depth and every group's lag, as tables or JSON.
+func TestStatusShowsEveryQueueAndGroup(t *testing.T) {
 	t.Parallel()
 	b := lagBroker(t)
 	r := queenctl(t, b.env, "status")
@@ -55,7 +33,8 @@ func TestStatus(t *testing.T) {
 	assert.Equal(t, []groupRow{{Group: "billing", Queue: "orders", Lag: 2, TimeLagSeconds: 90, PartitionsWithLag: 1, State: "Stable"}}, out.Groups)
 }
 
-func TestQueueListAndShow(t *testing.T) {
+// queue list and queue show report each queue's depth, and a queue's options and partitions.
+func TestQueueListAndShowReportDepth(t *testing.T) {
 	t.Parallel()
 	b := lagBroker(t)
 	r := queenctl(t, b.env, "queue", "list", "--json")
@@ -90,7 +69,9 @@ func TestQueueListAndShow(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 }
 
-func TestGroupListAndShow(t *testing.T) {
+// group list and group show report each group's lag, and a group's cursor and lag per
+// partition.
+func TestGroupListAndShowReportLag(t *testing.T) {
 	t.Parallel()
 	b := lagBroker(t)
 	r := queenctl(t, b.env, "group", "list")
@@ -118,6 +99,7 @@ func TestGroupListAndShow(t *testing.T) {
 	assert.Contains(t, r.stderr, "not found")
 }
 
+// lag exits 1 when a group is more messages or more time behind than the bound given.
 func TestLagExitsOneWhenOver(t *testing.T) {
 	t.Parallel()
 	b := lagBroker(t)
@@ -140,105 +122,4 @@ func TestLagExitsOneWhenOver(t *testing.T) {
 	assert.Equal(t, exitUsage, r.code)
 	r = queenctl(t, b.env, "lag", "--min-time", "soon")
 	assert.Equal(t, exitUsage, r.code)
-}
-
-func TestMessagesPeekLeasesNothing(t *testing.T) {
-	t.Parallel()
-	b := lagBroker(t)
-	r := queenctl(t, b.env, "messages", "peek", "orders", "--limit", "2")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	require.Len(t, lines, 3)
-	assert.Equal(t, []string{"Default", "2"}, fields(lines[1])[1:3])
-	assert.Contains(t, lines[1], `{"n":3}`)
-
-	r = queenctl(t, b.env, "messages", "peek", "orders", "--json")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	var out []messageLine
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out))
-	require.Len(t, out, 3)
-	assert.JSONEq(t, `{"n":1}`, string(out[2].Data))
-	assert.Equal(t, "pending", out[0].Status)
-
-	msgs := b.pop(t, "orders", "fresh")
-	require.Len(t, msgs, 3)
-	assert.Equal(t, 1, msgs[0].DeliveryAttempt, "the peek delivered nothing")
-
-	for _, bad := range [][]string{{"messages", "peek"}, {"messages", "peek", "orders", "--limit", "0"}, {"messages", "nope"}} {
-		assert.Equal(t, exitUsage, queenctl(t, b.env, bad...).code, bad)
-	}
-	r = queenctl(t, b.env, "messages", "peek", "nope")
-	assert.Equal(t, exitFailure, r.code)
-}
-
-func TestDLQShow(t *testing.T) {
-	t.Parallel()
-	b := newBroker(t, "")
-	b.fileDeadLetters(t, "orders", "billing", 7)
-	page, err := b.adminClient().DeadLetters(context.Background(), adminDLQ("orders"))
-	require.NoError(t, err)
-	id := page.DeadLetters[0].ID
-	r := queenctl(t, b.env, "dlq", "show", id)
-	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "poison")
-	assert.Contains(t, r.stdout, `{"n":7}`)
-	r = queenctl(t, b.env, "dlq", "show", id, "--json")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, `"id": "`+id+`"`)
-	r = queenctl(t, b.env, "dlq", "show", "nope")
-	assert.Equal(t, exitFailure, r.code)
-	assert.Equal(t, exitUsage, queenctl(t, b.env, "dlq", "show").code)
-}
-
-func TestPingAndVersion(t *testing.T) {
-	t.Parallel()
-	b := newBroker(t, "tok")
-	r := queenctl(t, b.env, "ping")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "healthy (queen-go reference broker")
-	r = queenctl(t, b.env, "version", "--json")
-	require.Equal(t, exitOK, r.code, r.stderr)
-	var v struct{ Client, BrokerStatus, BrokerVersion string }
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &v))
-	assert.Equal(t, "healthy", v.BrokerStatus)
-	assert.NotEmpty(t, v.Client)
-	r = queenctl(t, nil, "--version")
-	assert.Equal(t, exitOK, r.code)
-	assert.True(t, strings.HasPrefix(r.stdout, "queenctl "))
-}
-
-// Exit 3 when nothing answers; 1 when something answers no; errors as JSON with --json; a
-// 404 page from something that is not a Queen broker says so.
-func TestUnreachableAndNotQueen(t *testing.T) {
-	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	dead := "http://" + ln.Addr().String()
-	require.NoError(t, ln.Close())
-	env := map[string]string{"QUEEN_URL": dead}
-	for _, args := range [][]string{{"ping"}, {"status"}, {"queue", "list"}, {"lag", "--min", "1"}, {"messages", "peek", "q"}, {"version"},
-		{"push", "q", "--data", "1"}, {"push", "q", "--data", "1 2"}, {"tail", "q"}} {
-		r := queenctl(t, env, args...)
-		assert.Equal(t, exitOffline, r.code, "%v: %s", args, r.stderr)
-	}
-	r := queenctl(t, env, "--json", "ping")
-	assert.Equal(t, exitOffline, r.code)
-	var e struct {
-		Error string
-		Exit  int
-	}
-	require.NoError(t, json.Unmarshal([]byte(r.stderr), &e), r.stderr)
-	assert.Equal(t, exitOffline, e.Exit)
-	assert.NotEmpty(t, e.Error)
-
-	web := httptest.NewServer(http.NotFoundHandler())
-	t.Cleanup(web.Close)
-	r = queenctl(t, map[string]string{"QUEEN_URL": web.URL}, "queue", "list")
-	assert.Equal(t, exitFailure, r.code)
-	assert.Contains(t, r.stderr, "is QUEEN_URL a Queen broker?")
-
-	r = queenctl(t, nil, "--json", "status", "extra")
-	assert.Equal(t, exitUsage, r.code)
-	require.NoError(t, json.Unmarshal([]byte(r.stderr), &e), r.stderr)
-	assert.Equal(t, exitUsage, e.Exit)
 }

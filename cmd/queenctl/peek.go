@@ -70,13 +70,11 @@ func (a *app) messagesPeek(args []string) error {
 	partition := c.fs.String("partition", "", "only this partition (name)")
 	limit := c.fs.Int("limit", 20, "messages to show, 1 to 1000")
 	offset := c.fs.Int("offset", 0, "messages to skip")
-	pos, err := c.parse(args)
+	queue, err := c.oneArg(args, "queue name")
 	if err != nil {
 		return err
 	}
 	switch {
-	case len(pos) != 1:
-		return c.usagef("messages peek: give exactly one queue name, got %d (%q)", len(pos), pos)
 	case *limit < 1 || *limit > 1000:
 		return c.usagef("messages peek: --limit %d: must be from 1 to 1000", *limit)
 	case *offset < 0:
@@ -87,13 +85,13 @@ func (a *app) messagesPeek(args []string) error {
 		return err
 	}
 	defer done()
-	msgs, err := adm.Messages(a.ctx, admin.MessageQuery{Queue: pos[0], Partition: *partition, Limit: *limit, Offset: *offset})
+	msgs, err := adm.Messages(a.ctx, admin.MessageQuery{Queue: queue, Partition: *partition, Limit: *limit, Offset: *offset})
 	if err != nil {
-		return c.notQueen(fmt.Errorf("messages peek %q: %w", pos[0], err))
+		return c.notQueen(fmt.Errorf("messages peek %q: %w", queue, err))
 	}
 	lines := make([]messageLine, 0, len(msgs))
 	for _, m := range msgs {
-		lines = append(lines, storedLine(pos[0], m))
+		lines = append(lines, storedLine(queue, m))
 	}
 	if c.jsonOut() {
 		return writeJSON(a.stdout, lines)
@@ -122,13 +120,11 @@ func (a *app) tail(args []string) error {
 	partition := c.fs.String("partition", "", "only this partition (name)")
 	limit := c.fs.Int("limit", 10, "messages to print first (with --group: per pop)")
 	interval := c.fs.Duration("interval", time.Second, "without --group: how often -f looks for new messages")
-	pos, err := c.parse(args)
+	queue, err := c.oneArg(args, "queue name")
 	if err != nil {
 		return err
 	}
 	switch {
-	case len(pos) != 1:
-		return c.usagef("tail: give exactly one queue name, got %d (%q)", len(pos), pos)
 	case *limit < 1 || *limit > 1000:
 		return c.usagef("tail: --limit %d: must be from 1 to 1000", *limit)
 	case *interval <= 0:
@@ -141,11 +137,11 @@ func (a *app) tail(args []string) error {
 	defer done()
 	p := &printer{app: a, json: c.jsonOut()}
 	if *group != "" {
-		fmt.Fprintf(a.stderr, "queenctl: consuming queue %s as consumer group %s: every message printed is acked\n", pos[0], *group)
-		return a.tailAsGroup(c, client, p, pos[0], *partition, *group, *limit, *follow)
+		fmt.Fprintf(a.stderr, "queenctl: consuming queue %s as consumer group %s: every message printed is acked\n", queue, *group)
+		return a.tailAsGroup(c, client, p, queue, *partition, *group, *limit, *follow)
 	}
 	if *follow {
-		fmt.Fprintf(a.stderr, "queenctl: peeking at queue %s: nothing is leased or acked (interrupt to stop)\n", pos[0])
+		fmt.Fprintf(a.stderr, "queenctl: peeking at queue %s: nothing is leased or acked (interrupt to stop)\n", queue)
 	}
 	adm := admin.New(client)
 	seen := map[string]bool{}
@@ -154,12 +150,12 @@ func (a *app) tail(args []string) error {
 		if !first {
 			n = 1000
 		}
-		msgs, err := adm.Messages(a.ctx, admin.MessageQuery{Queue: pos[0], Partition: *partition, Limit: n})
+		msgs, err := adm.Messages(a.ctx, admin.MessageQuery{Queue: queue, Partition: *partition, Limit: n})
 		if err != nil {
 			if a.ctx.Err() != nil {
 				return nil
 			}
-			return c.notQueen(fmt.Errorf("tail %q: %w", pos[0], err))
+			return c.notQueen(fmt.Errorf("tail %q: %w", queue, err))
 		}
 		now := make(map[string]bool, len(msgs))
 		fresh := 0
@@ -168,7 +164,7 @@ func (a *app) tail(args []string) error {
 			now[key] = true
 			if !seen[key] {
 				fresh++
-				if err := p.print(storedLine(pos[0], m)); err != nil {
+				if err := p.print(storedLine(queue, m)); err != nil {
 					return err
 				}
 			}

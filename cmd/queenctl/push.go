@@ -31,12 +31,9 @@ func (a *app) push(args []string) error {
 	partition := c.fs.String("partition", "", "partition (name) for every message (default: Default)")
 	txID := c.fs.String("transaction-id", "", "transaction id of the one message (makes a retry safe)")
 	data := c.fs.String("data", "", "the one payload, as JSON (default: read stdin)")
-	pos, err := c.parse(args)
+	queue, err := c.oneArg(args, "queue name")
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		return c.usagef("push: give exactly one queue name, got %d (%q)", len(pos), pos)
 	}
 	var payloads []json.RawMessage
 	if c.flagSet("data") {
@@ -61,9 +58,9 @@ func (a *app) push(args []string) error {
 	for i, p := range payloads {
 		items[i] = queen.PushItem{Data: p, Partition: *partition, TransactionID: *txID}
 	}
-	rows, err := a.send(client, pos[0], items)
+	rows, err := a.send(client, queue, items)
 	if err != nil {
-		return fmt.Errorf("push %q: %w", pos[0], c.notQueen(err))
+		return fmt.Errorf("push %q: %w", queue, c.notQueen(err))
 	}
 	failed := 0
 	for _, r := range rows {

@@ -21,13 +21,11 @@ func (a *app) queueConfigure(args []string) error {
 	namespace := c.fs.String("namespace", "", "namespace label, for discovery pops")
 	task := c.fs.String("task", "", "task label, for discovery pops")
 	dryRun, _ := c.safetyFlags(false)
-	pos, err := c.parse(args)
+	queue, err := c.oneArg(args, "queue name")
 	if err != nil {
 		return err
 	}
 	switch {
-	case len(pos) != 1:
-		return c.usagef("queue configure: give exactly one queue name, got %d (%q)", len(pos), pos)
 	case *noDLQ && *dlq:
 		return c.usagef("queue configure: give --dlq or --no-dlq, not both")
 	case *leaseTime < 0 || *leaseTime%time.Second != 0:
@@ -41,13 +39,13 @@ func (a *app) queueConfigure(args []string) error {
 	}
 	defer done()
 	cur := queueSettings{LeaseTime: 60 * time.Second, RetryLimit: 3, DeadLetterQueue: true}
-	info, err := adm.QueueInfo(a.ctx, pos[0])
+	info, err := adm.QueueInfo(a.ctx, queue)
 	exists := err == nil
 	switch {
 	case exists:
 		cur = queueSettings{info.Config.LeaseTime, info.Config.RetryLimit, info.Config.DeadLetterQueue, info.Namespace, info.Task}
 	case !errors.Is(err, admin.ErrNotFound):
-		return c.notQueen(fmt.Errorf("queue configure %q: reading its options: %w", pos[0], err))
+		return c.notQueen(fmt.Errorf("queue configure %q: reading its options: %w", queue, err))
 	}
 	next := cur
 	if c.flagSet("lease-time") {
@@ -73,15 +71,15 @@ func (a *app) queueConfigure(args []string) error {
 		changes = append([]change{{Field: "queue", From: "", To: "created"}}, changes...)
 	}
 	if *dryRun {
-		return a.printChanges(c, pos[0], changes, true, admin.QueueConfig{})
+		return a.printChanges(c, queue, changes, true, admin.QueueConfig{})
 	}
 	opts := admin.QueueOptions{LeaseTime: next.LeaseTime, RetryLimit: &next.RetryLimit,
 		DeadLetterQueue: &next.DeadLetterQueue, Namespace: next.Namespace, Task: next.Task}
-	cfg, err := adm.Configure(a.ctx, pos[0], opts)
+	cfg, err := adm.Configure(a.ctx, queue, opts)
 	if err != nil {
-		return fmt.Errorf("queue configure %q: %w", pos[0], err)
+		return fmt.Errorf("queue configure %q: %w", queue, err)
 	}
-	return a.printChanges(c, pos[0], changes, false, cfg)
+	return a.printChanges(c, queue, changes, false, cfg)
 }
 
 // queueSettings are the options queue configure reads, merges and writes.
@@ -174,22 +172,15 @@ func (a *app) printChanges(c *command, queue string, changes []change, dryRun bo
 func (a *app) queueDelete(args []string) error {
 	c := a.command("queue delete", "Q [--dry-run] [--yes]", "Delete queue Q with all its partitions, messages, cursors, leases and dead letters.")
 	dryRun, yes := c.safetyFlags(true)
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return c.usagef("queue delete: give exactly one queue name, got %d (%q)", len(pos), pos)
-	}
-	adm, done, err := c.connect()
+	queue, adm, done, err := c.connectOneArg(args, "queue name")
 	if err != nil {
 		return err
 	}
 	defer done()
 	if *dryRun {
-		q, err := adm.QueueInfo(a.ctx, pos[0])
+		q, err := adm.QueueInfo(a.ctx, queue)
 		if err != nil {
-			return c.notQueen(fmt.Errorf("queue delete %q: %w", pos[0], err))
+			return c.notQueen(fmt.Errorf("queue delete %q: %w", queue, err))
 		}
 		if c.jsonOut() {
 			return writeJSON(a.stdout, struct {
@@ -201,19 +192,19 @@ func (a *app) queueDelete(args []string) error {
 			q.Name, q.PartitionCount, q.Messages, count(q.DeadLetters))
 		return nil
 	}
-	if err := c.confirmDelete(*yes, "queue "+pos[0]); err != nil {
+	if err := c.confirmDelete(*yes, "queue "+queue); err != nil {
 		return err
 	}
-	if err := adm.DeleteQueue(a.ctx, pos[0]); err != nil {
-		return fmt.Errorf("queue delete %q: %w", pos[0], err)
+	if err := adm.DeleteQueue(a.ctx, queue); err != nil {
+		return fmt.Errorf("queue delete %q: %w", queue, err)
 	}
 	if c.jsonOut() {
 		return writeJSON(a.stdout, struct {
 			Queue   string `json:"queue"`
 			Deleted bool   `json:"deleted"`
-		}{pos[0], true})
+		}{queue, true})
 	}
-	fmt.Fprintf(a.stdout, "deleted queue %s\n", pos[0])
+	fmt.Fprintf(a.stdout, "deleted queue %s\n", queue)
 	return nil
 }
 

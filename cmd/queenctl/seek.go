@@ -6,7 +6,6 @@ import (
 	"time"
 
 	queen "github.com/queenmq/queen-go"
-
 	"github.com/queenmq/queen-go/admin"
 )
 
@@ -24,8 +23,7 @@ func (a *app) seek(args []string) error {
 	toEnd := c.fs.Bool("to-end", false, "seek past every stored message")
 	create := c.fs.Bool("create", false, "start the group on the queue if the broker does not know it there")
 	dryRun, _ := c.safetyFlags(false)
-	pos, err := c.parse(args)
-	if err != nil {
+	if err := c.noArgs(args); err != nil {
 		return err
 	}
 	targets := 0
@@ -35,8 +33,6 @@ func (a *app) seek(args []string) error {
 		}
 	}
 	switch {
-	case len(pos) > 0:
-		return c.usagef("seek takes no arguments, got %q", pos[0])
 	case *group == "":
 		return c.usagef("seek: --group is required")
 	case *queue == "":

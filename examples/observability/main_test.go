@@ -14,59 +14,66 @@ import (
 
 	"github.com/queenmq/queen-go/examples/internal/exampleenv"
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // The example closes its client, its broker and its metrics server: nothing may keep running.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// The worker prints its spans, with the failures' reasons, and its process metrics.
 func TestObservabilityPrintsSpansAndMetrics(t *testing.T) {
 	demo := func(ctx context.Context, out io.Writer) error { return run(ctx, []string{"-demo", "10"}, out) }
-	out := exampletest.Output(t, demo, "metrics on http://127.0.0.1:", "orders handled",
-		`"Name":"process observability-orders"`, `"Name":"checkout"`, "messaging_process_duration_seconds_count{")
-	assert.Contains(t, out, `"Description":"card declined"`, "a failed span says why")
+	exampletest.ForEachMode(t, func(t *testing.T, _ testmode.Mode) {
+		out := exampletest.Output(t, demo, "metrics on http://127.0.0.1:", "orders handled",
+			`"Name":"process observability-orders"`, `"Name":"checkout"`, "messaging_process_duration_seconds_count{")
+		assert.Contains(t, out, `"Description":"card declined"`, "a failed span says why")
+	})
 }
 
-// A scrape of /metrics finds the process duration histogram with the conventions' attributes.
+// A scrape of /metrics finds the process duration histogram with the conventions' attributes,
+// and the client's operation metrics, on both broker generations.
 func TestMetricsEndpointServesTheProcessDuration(t *testing.T) {
-	t.Setenv("QUEEN_URL", "")
-	tel, err := newTelemetry(io.Discard)
-	require.NoError(t, err)
-	defer func() { _ = tel.shutdown(context.Background()) }()
-	srv := httptest.NewServer(tel.metricsHandler())
-	defer srv.Close()
+	exampletest.ForEachMode(t, func(t *testing.T, _ testmode.Mode) {
+		t.Setenv("QUEEN_URL", "")
+		tel, err := newTelemetry(io.Discard)
+		require.NoError(t, err)
+		defer func() { _ = tel.shutdown(context.Background()) }()
+		srv := httptest.NewServer(tel.metricsHandler())
+		defer srv.Close()
 
-	client, closeAll, err := exampleenv.Connect(tel.clientOptions()...)
-	require.NoError(t, err)
-	defer closeAll()
-	require.NoError(t, work(t.Context(), client, tel.tracer.Tracer("checkout"), 5, io.Discard))
+		client, closeAll, err := exampleenv.Connect(tel.clientOptions()...)
+		require.NoError(t, err)
+		defer closeAll()
+		require.NoError(t, work(t.Context(), client, tel.tracer.Tracer("checkout"), 5, io.Discard))
 
-	resp, err := http.Get(srv.URL)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	text := string(body)
-	assert.Contains(t, text, "# TYPE messaging_process_duration_seconds histogram")
-	var completed, failed string
-	for _, line := range strings.Split(text, "\n") {
-		if !strings.HasPrefix(line, "messaging_process_duration_seconds_count{") {
-			continue
+		resp, err := http.Get(srv.URL)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		text := string(body)
+		assert.Contains(t, text, "# TYPE messaging_process_duration_seconds histogram")
+		var completed, failed string
+		for _, line := range strings.Split(text, "\n") {
+			if !strings.HasPrefix(line, "messaging_process_duration_seconds_count{") {
+				continue
+			}
+			for _, label := range []string{`messaging_system="queen"`, `messaging_operation_name="process"`,
+				`messaging_destination_name="observability-orders"`, `messaging_consumer_group_name="billing"`} {
+				assert.Contains(t, line, label)
+			}
+			switch {
+			case strings.Contains(line, `messaging_queen_outcome="completed"`):
+				completed = line
+			case strings.Contains(line, `messaging_queen_outcome="failed"`):
+				failed = line
+				assert.Contains(t, line, `error_type="*errors.errorString"`)
+			}
 		}
-		for _, label := range []string{`messaging_system="queen"`, `messaging_operation_name="process"`,
-			`messaging_destination_name="observability-orders"`, `messaging_consumer_group_name="billing"`} {
-			assert.Contains(t, line, label)
-		}
-		switch {
-		case strings.Contains(line, `messaging_queen_outcome="completed"`):
-			completed = line
-		case strings.Contains(line, `messaging_queen_outcome="failed"`):
-			failed = line
-			assert.Contains(t, line, `error_type="*errors.errorString"`)
-		}
-	}
-	assert.True(t, strings.HasSuffix(completed, " 5"), "five orders completed: %q", completed)
-	assert.True(t, strings.HasSuffix(failed, " 1"), "one declined once: %q", failed)
-	assert.Contains(t, text, `messaging_client_operation_duration_seconds_count{`)
-	assert.Contains(t, text, `messaging_client_sent_messages_total{`)
-	assert.Contains(t, text, `messaging_client_consumed_messages_total{`)
+		assert.True(t, strings.HasSuffix(completed, " 5"), "five orders completed: %q", completed)
+		assert.True(t, strings.HasSuffix(failed, " 1"), "one declined once: %q", failed)
+		assert.Contains(t, text, `messaging_client_operation_duration_seconds_count{`)
+		assert.Contains(t, text, `messaging_client_sent_messages_total{`)
+		assert.Contains(t, text, `messaging_client_consumed_messages_total{`)
+	})
 }

@@ -6,16 +6,19 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // The example closes its Producer, client and in-process broker: nothing may keep running.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestProducer(t *testing.T) {
-	exampletest.Output(t, run,
-		"sent 2000 events for 8 customers",
-		"answered: queued=2000 duplicate=0 failed=0",
-		"customer-3: 250 events read back, in send order: true",
-		"producer done",
-	)
+	exampletest.ForEachMode(t, func(t *testing.T, _ testmode.Mode) {
+		exampletest.Output(t, run,
+			"sent 2000 events for 8 customers",
+			"answered: queued=2000 duplicate=0 failed=0",
+			"customer-3: 250 events read back, in send order: true",
+			"producer done",
+		)
+	})
 }

@@ -15,13 +15,18 @@ import (
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/queentest"
 )
 
+// The example and its tests close their clients and brokers: nothing may keep running.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// The program bills the good orders once each.
 func TestRun(t *testing.T) {
-	exampletest.Output(t, run, `invoice invoice-o1: {"order":"o1","amount":1200}`, "invoice invoice-o3", "testing done")
+	exampletest.ForEachMode(t, func(t *testing.T, _ testmode.Mode) {
+		exampletest.Output(t, run, `invoice invoice-o1: {"order":"o1","amount":1200}`, "invoice invoice-o3", "testing done")
+	})
 }
 
 // startWorker runs Billing on srv's "orders" in the background until the test ends.
@@ -36,7 +41,9 @@ func startWorker(t *testing.T, client *queen.Client, handle queen.Handler) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
+// pushOrders pushes each order to "orders" under its id as transaction id.
 func pushOrders(t *testing.T, client *queen.Client, orders ...order) {
+	t.Helper()
 	for _, o := range orders {
 		_, err := client.Queue("orders").Push(t.Context(), queen.PushItem{Data: o, TransactionID: o.ID})
 		require.NoError(t, err)
@@ -48,19 +55,21 @@ func pushOrders(t *testing.T, client *queen.Client, orders ...order) {
 // IdleTimeout to wait out.
 func TestWorkerDrainsTheQueue(t *testing.T) {
 	t.Parallel()
-	srv := queentest.NewServer(t)
-	client, err := queen.New(srv.URL())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = client.Close() })
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		srv := m.Server(t)
+		client, err := queen.New(srv.URL())
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = client.Close() })
 
-	pushOrders(t, client, order{"o1", 1200}, order{"o2", 0}, order{"o3", 450})
-	startWorker(t, client, Billing{Invoices: client.Queue("invoices")}.Handle)
+		pushOrders(t, client, order{"o1", 1200}, order{"o2", 0}, order{"o3", 450})
+		startWorker(t, client, Billing{Invoices: client.Queue("invoices")}.Handle)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, srv.WaitIdle(ctx, "orders", "billing"))
-	assert.Equal(t, 1, srv.DeadLetters("orders"), "the order without an amount")
-	assert.Equal(t, int64(2), srv.Lag("invoices", ""), "one invoice per good order")
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, srv.WaitIdle(ctx, "orders", "billing"))
+		assert.Equal(t, 1, srv.DeadLetters("orders"), "the order without an amount")
+		assert.Equal(t, int64(2), srv.Lag("invoices", ""), "one invoice per good order")
+	})
 }
 
 // The push of an invoice is stored but its answer is lost, so the handler fails and the order
