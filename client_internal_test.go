@@ -60,15 +60,6 @@ func TestPickServerSkipsUnhealthy(t *testing.T) {
 	assert.NotSame(t, second, c.pickServer(key, second), "except is avoided when another exists")
 }
 
-func TestJitteredBackoffStaysInBounds(t *testing.T) {
-	t.Parallel()
-	for attempt := range 10 {
-		d := jitteredBackoff(10, 1000, attempt, nil)
-		assert.GreaterOrEqual(t, int64(d), int64(10))
-		assert.LessOrEqual(t, int64(d), int64(1000))
-	}
-}
-
 // A long poll that runs out its own deadline says nothing about the broker's health.
 func TestPollDeadlineDoesNotMarkServerDown(t *testing.T) {
 	t.Parallel()

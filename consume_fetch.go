@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/cenkalti/backoff/v4"
 )
 
 // The fetch loop: one goroutine per Consume asks for as much work as there are idle handler
@@ -20,7 +18,7 @@ import (
 // fetch sends pops while there are idle handler slots, and hands out what they lease. It
 // returns nil on a graceful stop and the error on a fatal one.
 func (l *consumer) fetch() error {
-	quiet := newQuietBackoff()
+	quiet := quietPollBackoff.waits()
 	for {
 		free, ok := l.acquire(l.slotsPerPop())
 		if !ok {
@@ -70,13 +68,13 @@ func (l *consumer) fetch() error {
 			if time.Since(started) < l.quietThreshold() {
 				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
 				// a 0.15 early answer): do not ask again at once.
-				if !l.pause(quiet.NextBackOff()) {
+				if !l.pause(quiet.next()) {
 					return nil
 				}
 			}
 			continue
 		}
-		quiet.Reset()
+		quiet.reset()
 		l.dispatch(msgs, free)
 	}
 }
@@ -207,36 +205,51 @@ func (l *consumer) pause(d time.Duration) bool {
 }
 
 // dispatch starts one handler goroutine per leased partition. free idle slots were taken
-// for the pop; a broker that claimed more partitions than asked gets them as tokens
-// free up.
+// for the pop; a broker that claimed more partitions than asked gets them as slots free up.
+// What cannot be handed out (the pop was answered after the stop began, or the stop came
+// while partitions waited for a slot) is given back at once.
 func (l *consumer) dispatch(msgs []*Message, free int) {
 	l.idle.busy()
 	deadline := newLeaseDeadline(l.now().Add(l.leaseTime))
-	if l.stopping() {
-		// The pop was answered after the stop began: give its messages back at once.
-		l.giveBack(free)
-		l.held.Add(-int64(len(msgs)))
-		l.release(msgs, deadline)
-		return
-	}
 	groups := byPartition(msgs)
-	if extra := free - len(groups); extra > 0 {
-		l.giveBack(extra)
-	}
-	for i, g := range groups {
-		if i >= free {
-			if _, ok := l.acquire(1); !ok {
-				var rest []*Message
-				for _, r := range groups[i:] {
-					rest = append(rest, r...)
-				}
-				l.held.Add(-int64(len(rest)))
-				l.release(rest, deadline)
-				return
-			}
+	started := 0
+	if l.stopping() {
+		l.giveBack(free)
+	} else {
+		if extra := free - len(groups); extra > 0 {
+			l.giveBack(extra)
 		}
-		l.start(&leasedBatch{msgs: g, deadline: deadline})
+		for ; started < len(groups); started++ {
+			if started >= free {
+				if _, ok := l.acquire(1); !ok {
+					break
+				}
+			}
+			l.start(&leasedBatch{msgs: groups[started], deadline: deadline})
+		}
 	}
+	if rest := groups[started:]; len(rest) > 0 {
+		for _, g := range rest {
+			l.held.Add(-int64(len(g)))
+		}
+		l.release(rest, deadline)
+	}
+}
+
+// byPartition splits a pop's messages by partition, keeping each partition's offset order.
+func byPartition(msgs []*Message) [][]*Message {
+	var groups [][]*Message
+	index := make(map[string]int, 1)
+	for _, m := range msgs {
+		i, ok := index[m.PartitionID]
+		if !ok {
+			i = len(groups)
+			index[m.PartitionID] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], m)
+	}
+	return groups
 }
 
 // isFatal reports whether a pop error ends Consume: an invalid option, 401/403 (O26), a 404
@@ -256,8 +269,58 @@ func isFatal(err error) bool {
 	return api.StatusCode >= 400 && api.StatusCode < 500
 }
 
-// Backoff after an empty answer that came without waiting (no Wait, a discovery pop): from
-// 50ms to 1s, so an idle queue costs about one request per second.
-func newQuietBackoff() *backoff.ExponentialBackOff {
-	return newGrowingBackoff(50*time.Millisecond, time.Second)
+// outage tracks a broker that fails the fetch loop's pops. After a failed pop the loop waits a
+// jittered backoff that grows with each failure before it sends the next one, so a failing
+// broker sees one pop per backoff period (plus the transport's own retries of that pop,
+// WithRetry), a handful of requests per second at most, then fewer.
+type outage struct {
+	waits    *backoffWaits
+	down     bool
+	since    time.Time
+	failures int
+}
+
+func newOutage() *outage { return &outage{waits: popOutageBackoff.waits()} }
+
+// failed records a failed pop and returns how long to wait before the next one, and whether
+// this failure began the outage.
+func (o *outage) failed() (wait time.Duration, began bool) {
+	o.failures++
+	if !o.down {
+		o.down, o.since, began = true, time.Now(), true
+	}
+	return o.waits.next(), began
+}
+
+// recovered records a pop the broker answered. ended is true when it ended an outage, which
+// then lasted that long over that many failed pops.
+func (o *outage) recovered() (ended bool, lasted time.Duration, failures int) {
+	if !o.down {
+		return false, 0, 0
+	}
+	ended, lasted, failures = true, time.Since(o.since), o.failures
+	o.down, o.failures = false, 0
+	o.waits.reset()
+	return ended, lasted, failures
+}
+
+// popFailed reports a failed pop: at warn level when it begins an outage (the loop's first
+// failed pop, or the first after the broker answered again), at debug level after that.
+func (r *consumeLog) popFailed(err error, began bool) {
+	if began {
+		r.logger.Warn("queen: consume pop failed; retrying until the broker answers", "error", err)
+	} else {
+		r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
+	}
+	r.report(nil, err)
+}
+
+// outageEnded says the broker answers again after failing pops.
+func (r *consumeLog) outageEnded(lasted time.Duration, failures int) {
+	r.logger.Warn("queen: consume pops succeed again", "after", lasted.Round(time.Millisecond),
+		"failedPops", failures)
+}
+
+func (r *consumeLog) fatal(err error) {
+	r.logger.Error("queen: consume stopped", "error", err)
 }

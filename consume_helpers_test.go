@@ -245,7 +245,7 @@ func (m *manualRenewClock) Advance(d time.Duration) {
 func useManualRenewClock(c *Client) (*manualRenewClock, <-chan error) {
 	clock := newManualRenewClock()
 	renewed := make(chan error, 64)
-	c.renewer.clock = clock
+	c.clock = clock
 	c.renewer.observe = func(_ string, err error) { renewed <- err }
 	return clock, renewed
 }

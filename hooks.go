@@ -1,7 +1,6 @@
 package queen
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -181,27 +180,4 @@ func (a *attempt) ended(resp *http.Response, err error) {
 		e.Status = resp.StatusCode
 	}
 	a.c.hooks.onRequest(e)
-}
-
-// handled tells the Handled hooks the outcome of one message a loop handed to its handler.
-func (l *consumer) handled(m *Message, outcome Status, err error, took time.Duration) {
-	if len(l.c.hooks.handled) == 0 {
-		return
-	}
-	l.c.hooks.onHandled(HandledEvent{Message: m, Outcome: outcome, Err: err, Duration: took,
-		Panicked: err != nil && isPanic(err)})
-}
-
-func isPanic(err error) bool {
-	var p *PanicError
-	return errors.As(err, &p)
-}
-
-// leaseLost tells the LeaseLost hooks that the broker refused to renew b's lease.
-func (l *consumer) leaseLost(b *leasedBatch) {
-	if len(l.c.hooks.leaseLost) == 0 {
-		return
-	}
-	first := b.msgs[0]
-	l.c.hooks.onLeaseLost(LeaseLostEvent{LeaseID: first.LeaseID, Queue: first.Queue, Messages: b.msgs})
 }

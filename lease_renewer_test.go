@@ -45,7 +45,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	var untrack []func()
 	for _, id := range append(leases, "unknown-lease") {
 		for range 4 { // four batches (partitions of one pop) hold each lease
-			untrack = append(untrack, c.renewer.track(c, id, 5*time.Second, 30*time.Second, holder(id)))
+			untrack = append(untrack, c.renewer.track(id, 5*time.Second, 30*time.Second, holder(id)))
 		}
 	}
 
@@ -65,7 +65,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 		u()
 	}
 	c.renewer.stop() // waits for the goroutine; goleak checks nothing is left
-	noop := c.renewer.track(c, leases[0], time.Second, time.Second, holder(leases[0]))
+	noop := c.renewer.track(leases[0], time.Second, time.Second, holder(leases[0]))
 	noop()
 	clock.Advance(time.Minute)
 	assert.Equal(t, 4, proxy.count("POST extend"), "nothing renewed after stop")
@@ -109,7 +109,7 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 	var extended sync.WaitGroup
 	extended.Add(leases)
 	for _, id := range ids {
-		untrack := c.renewer.track(c, id, 5*time.Second, 30*time.Second, &leaseHolder{
+		untrack := c.renewer.track(id, 5*time.Second, 30*time.Second, &leaseHolder{
 			extended: func(time.Time) { extended.Done() },
 			lost:     func() { t.Errorf("lease %s lost", id) },
 			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },

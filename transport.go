@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/queenmq/queen-go/internal/route"
@@ -57,7 +56,7 @@ func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehtt
 		RetryWaitMin: cfg.minWait,
 		RetryWaitMax: cfg.maxWait,
 		CheckRetry:   checkRetry,
-		Backoff:      jitteredBackoff,
+		Backoff:      retryWait,
 		PrepareRetry: prepareRetry,
 		// The last answer is returned as is, so a 5xx after the final retry is an *APIError.
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
@@ -140,46 +139,16 @@ func prepareRetry(req *http.Request) error {
 	return nil
 }
 
-// jitteredBackoff waits a randomised exponential delay from min up to max for retry number
-// attempt (0-based), or what a 429/503 Retry-After asks, capped at max.
-func jitteredBackoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+// retryWait is the transport's wait before retry number attempt (0-based) of a request: what a
+// 429 or 503 answer's Retry-After asks, else the transport's backoff; within [minWait,
+// maxWait] either way.
+func retryWait(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-			return boundDuration(time.Duration(s)*time.Second, min, max)
+			return min(max(time.Duration(s)*time.Second, minWait), maxWait)
 		}
 	}
-	b := &backoff.ExponentialBackOff{
-		InitialInterval:     min,
-		RandomizationFactor: backoff.DefaultRandomizationFactor,
-		Multiplier:          backoff.DefaultMultiplier,
-		MaxInterval:         max,
-		Stop:                backoff.Stop,
-		Clock:               backoff.SystemClock,
-	}
-	b.Reset()
-	d := b.NextBackOff()
-	for range attempt {
-		d = b.NextBackOff()
-	}
-	return boundDuration(d, min, max)
-}
-
-func boundDuration(d, min, max time.Duration) time.Duration {
-	return gmax(min, gmin(d, max))
-}
-
-func gmin(a, b time.Duration) time.Duration {
-	if a < b {
-		return a
-	}
-	return b
-}
-
-func gmax(a, b time.Duration) time.Duration {
-	if a > b {
-		return a
-	}
-	return b
+	return transportBackoff(minWait, maxWait).wait(attempt + 1)
 }
 
 const userAgent = "queen-go/" + Version
