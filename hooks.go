@@ -3,13 +3,8 @@ package queen
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
-
-	"github.com/queenmq/queen-go/internal/route"
 )
 
 // Hooks are callbacks the SDK calls as it works, for metrics, tracing and logs. Every field
@@ -157,27 +152,4 @@ func callHook[E any](logger *slog.Logger, kind string, f func(E), e E) {
 		}
 	}()
 	f(e)
-}
-
-// attemptStarted is the transport's RequestLogHook: it numbers and times each try.
-func attemptStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
-	if a, ok := req.Context().Value(attemptKey{}).(*attempt); ok {
-		a.try, a.started = retry+1, time.Now()
-	}
-}
-
-// ended reports the try in flight to the Request hooks.
-func (a *attempt) ended(resp *http.Response, err error) {
-	r := a.req.route
-	if r.Pattern == "" {
-		r, _ = route.Match(a.req.method, a.req.path)
-	}
-	e := RequestEvent{Method: a.req.method, Route: r.Pattern, Operation: string(r.Op), Server: a.current.base,
-		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
-	if err != nil {
-		e.Err = a.c.transportError(a.req, err)
-	} else {
-		e.Status = resp.StatusCode
-	}
-	a.c.hooks.onRequest(e)
 }

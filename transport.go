@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,121 +33,6 @@ type request struct {
 	once       bool
 	answerLost bool
 	date       string // the answer's Date header, once answered
-}
-
-// attempt is the per-call state the retry hooks share, carried in the request context.
-type attempt struct {
-	c       *Client
-	req     *request
-	current *server
-	failed  bool      // the last try failed in a way that counts against the server
-	try     int       // 1-based number of the try in flight (only with a Request hook)
-	started time.Time // when it was sent (only with a Request hook)
-	sent    sendProgress
-}
-
-type attemptKey struct{}
-
-func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehttp.Client {
-	rc := &retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     cfg.retryMax,
-		RetryWaitMin: cfg.minWait,
-		RetryWaitMax: cfg.maxWait,
-		CheckRetry:   checkRetry,
-		Backoff:      retryWait,
-		PrepareRetry: prepareRetry,
-		// The last answer is returned as is, so a 5xx after the final retry is an *APIError.
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
-	if len(cfg.hooks.request) > 0 {
-		rc.RequestLogHook = attemptStarted // without Request hooks, attempts are not timed
-	}
-	return rc
-}
-
-// checkRetry retries connection errors, 429 and 5xx; never another 4xx, and never once the
-// caller's context (or a long poll's own deadline) is done.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	a, _ := ctx.Value(attemptKey{}).(*attempt)
-	if a != nil && len(a.c.hooks.request) > 0 {
-		a.ended(resp, err) // retryablehttp asks after every attempt, answered or not
-	}
-	if a != nil && a.req.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && answeredMaybeApplied(resp.StatusCode)) {
-		a.req.answerLost = true
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
-	}
-	if err != nil {
-		if permanentTransportError(err) {
-			return false, err
-		}
-		if a != nil {
-			a.failed = true
-			a.c.logger.Debug("queen: request failed, retrying", "method", a.req.method,
-				"path", a.req.path, "server", a.current.host, "error", a.c.redact(err.Error()))
-		}
-		return true, nil
-	}
-	code := resp.StatusCode
-	if code == http.StatusTooManyRequests || code >= 500 {
-		if a != nil {
-			// A busy broker is still healthy; one that is down or overloaded is not.
-			a.failed = code == http.StatusBadGateway || code == http.StatusServiceUnavailable ||
-				code == http.StatusGatewayTimeout
-			a.c.logger.Debug("queen: broker answered an error, retrying", "method", a.req.method,
-				"path", a.req.path, "server", a.current.host, "status", code)
-		}
-		return true, nil
-	}
-	return false, nil
-}
-
-// permanentTransportError reports transport failures a retry cannot fix.
-func permanentTransportError(err error) bool {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		msg := ue.Err.Error()
-		return strings.Contains(msg, "unsupported protocol scheme") ||
-			strings.Contains(msg, "certificate")
-	}
-	return false
-}
-
-// prepareRetry moves a retry to another healthy server when the last one failed.
-func prepareRetry(req *http.Request) error {
-	a, _ := req.Context().Value(attemptKey{}).(*attempt)
-	if a == nil || !a.failed || len(a.c.servers) < 2 {
-		return nil
-	}
-	a.failed = false
-	a.current.markDown()
-	next := a.c.pickServer(a.req.affinity, a.current)
-	if next == a.current {
-		return nil
-	}
-	a.c.logger.Warn("queen: failing over", "from", a.current.host, "to", next.host,
-		"method", a.req.method, "path", a.req.path)
-	u, err := url.Parse(next.url(a.req))
-	if err != nil {
-		return err
-	}
-	req.URL, req.Host = u, u.Host
-	a.current = next
-	return nil
-}
-
-// retryWait is the transport's wait before retry number attempt (0-based) of a request: what a
-// 429 or 503 answer's Retry-After asks, else the transport's backoff; within [minWait,
-// maxWait] either way.
-func retryWait(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-			return min(max(time.Duration(s)*time.Second, minWait), maxWait)
-		}
-	}
-	return transportBackoff(minWait, maxWait).wait(attempt + 1)
 }
 
 const userAgent = "queen-go/" + Version
