@@ -77,7 +77,7 @@ func TestPollDeadlineDoesNotMarkServerDown(t *testing.T) {
 	c.pollMargin = 0
 
 	b := c.Queue("q").Wait(true).Timeout(time.Millisecond)
-	q := b.popQuery(forPop)
+	q := b.popParams(forPop)
 	_, err = c.doPop(t.Context(), QueueBuilder{client: c}, "/api/v1/pop/queue/q", q)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	for _, s := range c.servers {

@@ -3,7 +3,6 @@ package queen
 import (
 	"context"
 	"errors"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,7 +117,7 @@ type consumer struct {
 	middleware []Middleware // the client's, then the loop's: around every handler call
 
 	path        string
-	query       url.Values // the pop parameters that never change
+	params      popParams // the pop parameters that never change
 	concurrency int
 	autoAck     bool
 	autopilot   bool // the broker sizes batch and partitions
@@ -174,7 +173,7 @@ func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 }
 
 func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
-	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), query: b.popQuery(forConsume),
+	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), params: b.popParams(forConsume),
 		concurrency: 1, autoAck: true, autopilot: !b.discovery(), leaseTime: defaultLeaseTime}
 	l.log = &consumeLog{logger: b.client.logger, onError: b.onError}
 	l.middleware = chainMiddleware(b.client.middleware, b.middleware)

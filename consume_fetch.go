@@ -2,9 +2,6 @@ package queen
 
 import (
 	"errors"
-	"maps"
-	"net/url"
-	"strconv"
 	"time"
 )
 
@@ -35,7 +32,7 @@ func (l *consumer) fetch() error {
 		}
 		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
 		started := time.Now()
-		msgs, answer, err := l.c.doPopAnswer(l.popCtx, l.b, l.path, l.popQuery(batch, free))
+		msgs, answer, err := l.c.doPopAnswer(l.popCtx, l.b, l.path, l.nextPop(batch, free))
 		l.held.Add(int64(len(msgs) - most))
 		if len(msgs) < most {
 			l.signalBudget()
@@ -88,25 +85,19 @@ func (l *consumer) slotsPerPop() int {
 	return l.concurrency
 }
 
-// popQuery is the pop's parameters with a batch size (0: unsent), for free idle slots.
-func (l *consumer) popQuery(batch, free int) url.Values {
-	q := maps.Clone(l.query)
-	l.newStart.apply(q)
-	switch {
-	case l.b.partition != "":
-	case l.b.partsSet:
-		// Sent as set, autopilot or not (R137). A pop's batch bounds what it leases across
-		// its partitions (R32); partitions beyond the idle slots wait for one (dispatch).
-		q.Set("partitions", strconv.Itoa(l.b.partitions))
-	case !l.autopilot && free > 1:
-		// Without autopilot the broker claims one partition unless told (R33): ask for one
-		// per idle slot. Under autopilot the broker chooses (R137).
-		q.Set("partitions", strconv.Itoa(min(free, maxPartitions)))
+// nextPop is the next pop's parameters, with a batch size (0: unsent), for free idle slots. A
+// pop's batch bounds what it leases across its partitions; partitions beyond the idle slots
+// wait for one (dispatch). Partitions are sent as set, autopilot or not; without autopilot
+// the broker claims one partition unless told, so the loop asks for one per idle slot, and
+// under autopilot the broker chooses.
+func (l *consumer) nextPop(batch, free int) popParams {
+	p := l.params
+	l.newStart.apply(&p)
+	if p.partitions == 0 && l.b.partition == "" && !l.autopilot && free > 1 {
+		p.partitions = min(free, maxPartitions)
 	}
-	if batch > 0 {
-		q.Set("batch", strconv.Itoa(batch))
-	}
-	return q
+	p.batch = batch
+	return p
 }
 
 // nextBatch is the batch to ask for (0: leave it to the broker) and the most messages the pop
@@ -145,7 +136,7 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 
 // quietThreshold is how soon an empty answer counts as "answered without waiting".
 func (l *consumer) quietThreshold() time.Duration {
-	if l.query.Get("wait") != "true" || l.b.discovery() || l.b.pollTimeout() == 0 {
+	if !l.params.longPoll || l.b.discovery() || l.b.pollTimeout() == 0 {
 		return time.Duration(1<<63 - 1)
 	}
 	return min(l.b.pollTimeout()/2, time.Second)
