@@ -166,8 +166,15 @@ func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.Pu
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return nil, err
 	}
+	return pushResults(buf.Bytes(), &req, items)
+}
+
+// pushResults reads the answer to a push of items: one result per item, matched by position,
+// as a 0.15 broker may renumber the index it sends; an answer with another count of results is
+// an *APIError.
+func pushResults(body []byte, req *request, items []wire.PushItem) ([]PushResult, error) {
 	var answer []wire.PushResult
-	if err := decodeArray(buf.Bytes(), &req, &answer); err != nil {
+	if err := decodeArray(body, req, &answer); err != nil {
 		return nil, err
 	}
 	if len(answer) != len(items) {
