@@ -251,7 +251,7 @@ func (l *consumer) run() error {
 // popStopGrace is how long pops in flight at a stop may still answer before they are
 // cancelled. A pop that finds messages answers at once, and what it brings is released with
 // retry; a pop still waiting after the grace is a long poll with nothing to lease, which the
-// broker abandons when it is cancelled (R142). Only a broker slower than the grace can have
+// broker abandons, leasing nothing, when it is cancelled. Only a broker slower than the grace can have
 // leased messages for a cancelled pop; they come back when their lease expires.
 const popStopGrace = 200 * time.Millisecond
 

@@ -9,7 +9,7 @@ import (
 // slots, with one pop in flight at a time. It waits for a first idle slot, takes every other
 // idle one, pops for them, and hands each leased partition to a slot of its own; partitions a
 // pop brings beyond them wait for a slot to free up. A single loop keeps the broker's view of
-// the consumer simple (one waiting pop per Consume, R34) and lets the pop's size follow the
+// the consumer simple (one waiting pop per Consume) and lets the pop's size follow the
 // idle slots.
 
 // fetch sends pops while there are idle handler slots, and hands out what they lease. It
@@ -77,7 +77,7 @@ func (l *consumer) fetch() error {
 }
 
 // slotsPerPop is how many idle slots one pop may take: one on a partition route, which leases
-// one partition at a time (R21), else every idle one.
+// one partition at a time, else every idle one.
 func (l *consumer) slotsPerPop() int {
 	if l.b.partition != "" {
 		return 1
@@ -103,7 +103,7 @@ func (l *consumer) nextPop(batch, free int) popParams {
 // nextBatch is the batch to ask for (0: leave it to the broker) and the most messages the pop
 // can bring; false when Limit leaves nothing to ask for until a running batch ends.
 func (l *consumer) nextBatch() (size, most int, ok bool) {
-	ceiling := 1 // without autopilot a broker hands out one message (R28)
+	ceiling := 1 // without autopilot a broker hands out one message unless told
 	if l.autopilot {
 		ceiling = autopilotMaxBatch
 	}
@@ -121,7 +121,7 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 		size, ceiling = c, c
 	}
 	if l.limit > 0 {
-		// Limit is not a batch size: the pop still leaves the batch to the broker (R137), and
+		// Limit is not a batch size: the pop still leaves the batch to the broker, and
 		// what it brings beyond Limit is released with retry.
 		left := l.limit - l.reserved.Load() - l.held.Load()
 		if left <= 0 {
@@ -243,7 +243,7 @@ func byPartition(msgs []*Message) [][]*Message {
 	return groups
 }
 
-// isFatal reports whether a pop error ends Consume: an invalid option, 401/403 (O26), a 404
+// isFatal reports whether a pop error ends Consume: an invalid option, 401/403, a 404
 // (a route the broker lacks: a 2.0 pop answers an unknown queue with 204), or another 4xx the
 // broker gives these parameters, which asking again cannot change.
 func isFatal(err error) bool {

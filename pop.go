@@ -208,7 +208,7 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p
 	if err != nil {
 		var apiErr *APIError
 		if path == route.PopDiscovery.Pattern && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.NotJSON {
-			// A 0.15 broker has no discovery pop (O10).
+			// A 0.15 broker has no discovery pop: it answers 404 with a page, not JSON.
 			return nil, info, fmt.Errorf("queen: discovery pop (namespace/task) not supported by this broker: %w: %w",
 				errors.ErrUnsupported, err)
 		}
@@ -229,8 +229,8 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p
 	return msgs, info, nil
 }
 
-// decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200
-// (O2, O3).
+// decodePop reads a 2xx pop body: messages, one of a 0.15 broker's ways to say "nothing to
+// deliver" (an empty result), or a 0.15 database failure answered as 200 (an *APIError).
 func decodePop(body []byte, path, route string) ([]*Message, error) {
 	var a wire.PopAnswer
 	if err := wire.Unmarshal(body, &a); err != nil {
@@ -259,7 +259,7 @@ func decodePop(body []byte, path, route string) ([]*Message, error) {
 		m.PartitionID = firstNonEmpty(w.PartitionID, partitionID)
 		m.LeaseID = firstNonEmpty(w.LeaseID, leaseID)
 		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, a.ConsumerGroup)
-		m.Offset, m.DeliveryAttempt = -1, 0 // unknown on 0.15 (O5)
+		m.Offset, m.DeliveryAttempt = -1, 0 // a 0.15 broker sends neither: unknown, not 0
 		if w.Offset != nil {
 			m.Offset = *w.Offset
 		}

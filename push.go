@@ -14,7 +14,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// Limits of one push request: the broker takes at most 10,000 items and a 32 MiB body (R146).
+// Limits of one push request: the broker takes at most 10,000 items and a 32 MiB body.
 // Longer pushes are split; the byte bound leaves room for the JSON around the payloads.
 const (
 	maxPushItems = 10000
@@ -74,7 +74,8 @@ func pushItemSize(w *wire.PushItem) int {
 }
 
 // pushItems encodes and checks items before anything is sent: data must encode as JSON and a
-// trace id must be a canonical UUID (R12, O8). name prefixes the field names in errors.
+// trace id must be a canonical UUID, which the broker requires (and a 0.15 broker fails other
+// clients' pushes on one that is not). name prefixes the field names in errors.
 func pushItems(name, queue, partition string, items []PushItem) ([]wire.PushItem, error) {
 	if err := checkPushTarget(name, queue, partition); err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func encodeData(v any) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-// pushChunk sends one push request and matches its results to the items by position (O7).
+// pushChunk sends one push request and matches its results to the items by position.
 func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.PushItem) ([]PushResult, error) {
 	raw, err := wire.Marshal(&wire.PushRequest{Items: items})
 	if err != nil {

@@ -107,7 +107,8 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	return resp.StatusCode, nil
 }
 
-// apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (O4).
+// apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (a 0.15
+// broker answers an unknown route with a page or plain text).
 func (c *Client) apiError(r *request, status int, raw []byte) *APIError {
 	e := &APIError{StatusCode: status, Method: r.method, Path: r.path}
 	var body wire.ErrorAnswer
