@@ -13,6 +13,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -27,17 +28,17 @@ func TestAcceptanceLostLease(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			done <- c.Queue("q").RenewLease(true, 20*time.Millisecond).Limit(1).Each().
-				Consume(ctxFor(t), func(hctx context.Context, _ *queen.Message) error {
+				Consume(testutil.Context(t), func(hctx context.Context, _ *queen.Message) error {
 					close(started)
 					<-hctx.Done()
 					cause <- context.Cause(hctx)
 					return hctx.Err()
 				})
 		}()
-		recv(t, started, "the handler")
+		testutil.Recv(t, started, "the handler")
 		srv.Advance(time.Hour) // the lease expires: the next renewal is refused
-		assert.ErrorIs(t, recv(t, cause, "the handler's ctx to end"), queen.ErrLeaseLost)
-		require.NoError(t, recv(t, done, "Consume to return"))
+		assert.ErrorIs(t, testutil.Recv(t, cause, "the handler's ctx to end"), queen.ErrLeaseLost)
+		require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 		assert.Empty(t, statuses(tap), "no ack for a lost lease")
 	})
 }
@@ -55,7 +56,7 @@ func TestAcceptanceTransientErrorsAreRetried(t *testing.T) {
 			mu.Lock()
 			reported = append(reported, err)
 			mu.Unlock()
-		}).Each().Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+		}).Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 		require.NoError(t, err)
 		mu.Lock()
 		defer mu.Unlock()
@@ -68,7 +69,7 @@ func TestAcceptanceDiscoveryOn015IsFatal(t *testing.T) {
 	t.Parallel()
 	_, _, c := tapped(t, testmode.Modes[1])
 	err := c.Queue("").Namespace("ns").Task("t").Each().
-		Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+		Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, queen.ErrInvalidOption)
 }
@@ -81,13 +82,13 @@ func TestAcceptanceTokenNeverInErrors(t *testing.T) {
 	c, err := queen.New(srv.URL(), queen.WithToken(tok), queen.WithRetry(0, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Queue("q").Pop(ctxFor(t))
+	_, err = c.Queue("q").Pop(testutil.Context(t))
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), tok)
-	_, err = c.Queue("q").Push(ctxFor(t), queen.PushItem{Data: 1})
+	_, err = c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: 1})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), tok)
-	err = c.Queue("q").Each().Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+	err = c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), tok)
 }
@@ -98,16 +99,16 @@ func TestAcceptanceRenew(t *testing.T) {
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m, queentest.WithManualClock())
 		push(t, c, "q", "", 0)
-		msgs, err := c.Queue("q").Pop(ctxFor(t))
+		msgs, err := c.Queue("q").Pop(testutil.Context(t))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1)
-		exp, err := msgs[0].Renew(ctxFor(t), 2*time.Minute)
+		exp, err := msgs[0].Renew(testutil.Context(t), 2*time.Minute)
 		require.NoError(t, err)
 		assert.False(t, exp.IsZero())
-		_, err = c.Renew(ctxFor(t), msgs[0].LeaseID, time.Minute)
+		_, err = c.Renew(testutil.Context(t), msgs[0].LeaseID, time.Minute)
 		require.NoError(t, err)
 		srv.Advance(time.Hour)
-		_, err = msgs[0].Renew(ctxFor(t), time.Minute)
+		_, err = msgs[0].Renew(testutil.Context(t), time.Minute)
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, queen.ErrLeaseExpired) || errors.Is(err, queen.ErrLeaseLost), "%v", err)
 	})
@@ -119,10 +120,10 @@ func TestAcceptanceAckBatchPerItem(t *testing.T) {
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, _, c := tapped(t, m, queentest.WithManualClock())
 		push(t, c, "q", "", 0, 1)
-		msgs, err := c.Queue("q").Batch(2).Pop(ctxFor(t))
+		msgs, err := c.Queue("q").Batch(2).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		require.Len(t, msgs, 2)
-		res, err := c.AckBatch(ctxFor(t), []queen.AckItem{
+		res, err := c.AckBatch(testutil.Context(t), []queen.AckItem{
 			{Message: msgs[0], Status: queen.StatusCompleted},
 			{Message: msgs[1], Status: queen.StatusFailed, Error: "nope"},
 		})
@@ -132,8 +133,8 @@ func TestAcceptanceAckBatchPerItem(t *testing.T) {
 			assert.True(t, r.Success, "%+v", r)
 		}
 		assert.Equal(t, msgs[0].TransactionID, res[0].TransactionID)
-		assert.ErrorIs(t, msgs[0].Ack(ctxFor(t)), queen.ErrAlreadySettled)
-		res, err = c.AckBatch(ctxFor(t), nil)
+		assert.ErrorIs(t, msgs[0].Ack(testutil.Context(t)), queen.ErrAlreadySettled)
+		res, err = c.AckBatch(testutil.Context(t), nil)
 		require.NoError(t, err, "an empty batch is answered locally")
 		assert.Empty(t, res)
 	})
@@ -153,7 +154,7 @@ func TestAcceptanceHandledHookSeesPanics(t *testing.T) {
 		push(t, c, "q", "", 0)
 		var onErr error
 		err := c.Queue("q").Limit(1).OnError(func(_ *queen.Message, err error) { onErr = err }).Each().
-			Consume(ctxFor(t), func(context.Context, *queen.Message) error { panic(errors.New("bang")) })
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error { panic(errors.New("bang")) })
 		require.NoError(t, err)
 		require.Error(t, onErr)
 		assert.True(t, strings.Contains(onErr.Error(), "bang"), "%v", onErr)
@@ -176,7 +177,7 @@ func TestAcceptanceLimitAcrossGoroutines(t *testing.T) {
 		var mu sync.Mutex
 		calls := 0
 		err := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeAll).Concurrency(4).Limit(7).Each().
-			Consume(ctxFor(t), func(context.Context, *queen.Message) error {
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
 				mu.Lock()
 				calls++
 				mu.Unlock()
@@ -184,7 +185,7 @@ func TestAcceptanceLimitAcrossGoroutines(t *testing.T) {
 			})
 		require.NoError(t, err)
 		assert.Equal(t, 7, calls)
-		rest, err := c.Queue("q").Group("g").Batch(100).Partitions(4).Pop(ctxFor(t))
+		rest, err := c.Queue("q").Group("g").Batch(100).Partitions(4).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		assert.Len(t, rest, 13, "everything not handled is available at once")
 	})
@@ -198,9 +199,9 @@ func TestAcceptanceMaxResponseBytes(t *testing.T) {
 	require.NoError(t, err)
 	defer c.Close()
 	big := strings.Repeat("x", 2048)
-	_, err = c.Queue("q").Push(ctxFor(t), queen.PushItem{Data: big})
+	_, err = c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: big})
 	require.NoError(t, err)
-	_, err = c.Queue("q").Pop(ctxFor(t))
+	_, err = c.Queue("q").Pop(testutil.Context(t))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "512")
 }

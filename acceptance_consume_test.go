@@ -16,6 +16,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -47,9 +48,9 @@ func TestAcceptanceHandlerReturnDecidesTheAck(t *testing.T) {
 					mu.Lock()
 					reported = append(reported, err)
 					mu.Unlock()
-				}).Each().Consume(ctxFor(t), tc.handler)
+				}).Each().Consume(testutil.Context(t), tc.handler)
 				require.NoError(t, err, "Limit is a graceful stop")
-				acks := tap.acks()
+				acks := sentAcks(tap)
 				require.Len(t, acks, 1, "one ack for one handled message")
 				assert.Equal(t, tc.status, acks[0]["status"])
 				if tc.errText != "" {
@@ -70,14 +71,14 @@ func TestAcceptanceBatchHandlerOutcome(t *testing.T) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
 		push(t, c, "q", "p1", 1, 2, 3)
 		var got [][]*queen.Message
-		err := c.Queue("q").Batch(10).Limit(3).Consume(ctxFor(t), func(_ context.Context, msgs []*queen.Message) error {
+		err := c.Queue("q").Batch(10).Limit(3).Consume(testutil.Context(t), func(_ context.Context, msgs []*queen.Message) error {
 			got = append(got, msgs)
 			return nil
 		})
 		require.NoError(t, err)
 		require.Len(t, got, 1)
 		assert.Len(t, got[0], 3)
-		acks := tap.acks()
+		acks := sentAcks(tap)
 		require.Len(t, acks, 3)
 		for _, a := range acks {
 			assert.Equal(t, "completed", a["status"])
@@ -104,7 +105,7 @@ func TestAcceptancePerPartitionOrderWithConcurrency(t *testing.T) {
 		busy := map[string]bool{}
 		var overlap atomic.Bool
 		err := c.Queue("q").Concurrency(4).Batch(3).Partitions(4).Limit(parts*per).Each().
-			Consume(ctxFor(t), func(_ context.Context, msg *queen.Message) error {
+			Consume(testutil.Context(t), func(_ context.Context, msg *queen.Message) error {
 				var n int
 				require.NoError(t, msg.Decode(&n))
 				mu.Lock()
@@ -137,14 +138,14 @@ func TestAcceptanceLimitReleasesTheRest(t *testing.T) {
 		push(t, c, "q", "", 0, 1, 2, 3, 4)
 		var calls atomic.Int32
 		err := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeAll).Batch(5).Limit(3).Each().
-			Consume(ctxFor(t), func(context.Context, *queen.Message) error {
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
 				calls.Add(1)
 				return nil
 			})
 		require.NoError(t, err)
 		assert.EqualValues(t, 3, calls.Load())
 		statuses := map[string]int{}
-		for _, a := range tap.acks() {
+		for _, a := range sentAcks(tap) {
 			statuses[a["status"].(string)]++
 		}
 		// The release may be one retry on the lowest unstarted message: in a batch ack the
@@ -152,7 +153,7 @@ func TestAcceptanceLimitReleasesTheRest(t *testing.T) {
 		assert.Equal(t, 3, statuses["completed"])
 		assert.Positive(t, statuses["retry"])
 		assert.Len(t, statuses, 2)
-		rest, err := c.Queue("q").Group("g").Batch(10).Pop(ctxFor(t))
+		rest, err := c.Queue("q").Group("g").Batch(10).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		require.Len(t, rest, 2, "the unstarted messages are available at once")
 		var first int
@@ -169,13 +170,13 @@ func TestAcceptanceGracefulStopsReturnNil(t *testing.T) {
 			t.Parallel()
 			_, _, c := tapped(t, m)
 			err := c.Queue("q").Timeout(5*time.Second).IdleTimeout(30*time.Millisecond).Each().
-				Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+				Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 			assert.NoError(t, err)
 		})
 		t.Run("ctx", func(t *testing.T) {
 			t.Parallel()
 			_, _, c := tapped(t, m)
-			ctx, cancel := context.WithCancel(ctxFor(t))
+			ctx, cancel := context.WithCancel(testutil.Context(t))
 			done := make(chan error, 1)
 			push(t, c, "q", "", 1)
 			handled := make(chan struct{})
@@ -185,9 +186,9 @@ func TestAcceptanceGracefulStopsReturnNil(t *testing.T) {
 					return nil
 				})
 			}()
-			recv(t, handled, "the handler")
+			testutil.Recv(t, handled, "the handler")
 			cancel()
-			assert.NoError(t, recv(t, done, "Consume to return"))
+			assert.NoError(t, testutil.Recv(t, done, "Consume to return"))
 		})
 		t.Run("close", func(t *testing.T) {
 			t.Parallel()
@@ -196,14 +197,14 @@ func TestAcceptanceGracefulStopsReturnNil(t *testing.T) {
 			done := make(chan error, 1)
 			handled := make(chan struct{})
 			go func() {
-				done <- c.Queue("q").Each().Consume(ctxFor(t), func(context.Context, *queen.Message) error {
+				done <- c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
 					close(handled)
 					return nil
 				})
 			}()
-			recv(t, handled, "the handler")
+			testutil.Recv(t, handled, "the handler")
 			require.NoError(t, c.Close())
-			assert.NoError(t, recv(t, done, "Consume to return"))
+			assert.NoError(t, testutil.Recv(t, done, "Consume to return"))
 			require.NoError(t, c.Close(), "Close is idempotent")
 		})
 	})
@@ -216,7 +217,7 @@ func TestAcceptanceConsumeFatalAuth(t *testing.T) {
 		t.Run("401", func(t *testing.T) {
 			t.Parallel()
 			_, _, c := tapped(t, m, queentest.WithToken("secret"))
-			err := c.Queue("q").Each().Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+			err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 			var api *queen.APIError
 			require.ErrorAs(t, err, &api)
 			assert.Equal(t, 401, api.StatusCode)
@@ -225,7 +226,7 @@ func TestAcceptanceConsumeFatalAuth(t *testing.T) {
 			t.Parallel()
 			srv, _, c := tapped(t, m)
 			srv.Fail(queentest.Fault{Route: "pop", Status: 403, Times: 100})
-			err := c.Queue("q").Each().Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+			err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 			var api *queen.APIError
 			require.ErrorAs(t, err, &api)
 			assert.Equal(t, 403, api.StatusCode)
@@ -246,32 +247,32 @@ func TestAcceptanceInvalidOptionsBeforeAnyRequest(t *testing.T) {
 		call func() error
 		want string // the setting's name, as the error must say it
 	}{
-		{"Batch(0) pop", func() error { _, err := q.Batch(0).Pop(ctxFor(t)); return err }, "batch"},
-		{"Batch(0) consume", func() error { return q.Batch(0).Each().Consume(ctxFor(t), h) }, "batch"},
-		{"Batch(10001)", func() error { _, err := q.Batch(10001).Pop(ctxFor(t)); return err }, "batch"},
-		{"Partitions(65)", func() error { _, err := q.Partitions(65).Pop(ctxFor(t)); return err }, "partitions"},
-		{"Partitions(0)", func() error { return q.Partitions(0).Consume(ctxFor(t), bh) }, "partitions"},
-		{"Timeout(61s)", func() error { _, err := q.Timeout(61 * time.Second).Pop(ctxFor(t)); return err }, "timeout"},
-		{"Timeout(-1)", func() error { return q.Timeout(-time.Second).Each().Consume(ctxFor(t), h) }, "timeout"},
-		{"Concurrency(0)", func() error { return q.Concurrency(0).Each().Consume(ctxFor(t), h) }, "concurrency"},
-		{"LeaseTime(-1)", func() error { _, err := q.LeaseTime(-time.Second).Pop(ctxFor(t)); return err }, "lease"},
-		{"IdleTimeout(-1)", func() error { return q.IdleTimeout(-time.Second).Each().Consume(ctxFor(t), h) }, "idle"},
-		{"ShutdownTimeout(-1)", func() error { return q.ShutdownTimeout(-time.Second).Each().Consume(ctxFor(t), h) }, "shutdown"},
-		{"RenewLease(-1)", func() error { return q.RenewLease(true, -time.Second).Each().Consume(ctxFor(t), h) }, "renew"},
-		{"RetryBackoff(-1)", func() error { return q.RetryBackoff(-time.Second, time.Second).Each().Consume(ctxFor(t), h) }, "backoff"},
-		{"AckEvery(-1)", func() error { return q.AckEvery(-1, time.Second).Each().Consume(ctxFor(t), h) }, "ackevery"},
-		{"AckEvery(d<0)", func() error { return q.AckEvery(1, -time.Second).Each().Consume(ctxFor(t), h) }, "ackevery"},
-		{"Limit(-1)", func() error { return q.Limit(-1).Each().Consume(ctxFor(t), h) }, "limit"},
-		{"Conflation+AutoAck pop", func() error { _, err := q.Conflation(true).AutoAck(true).Pop(ctxFor(t)); return err }, "conflation"},
-		{"empty queue pop", func() error { _, err := c.Queue("").Pop(ctxFor(t)); return err }, "queue"},
-		{"empty queue push", func() error { _, err := c.Queue("").Push(ctxFor(t), queen.PushItem{Data: 1}); return err }, "queue"},
-		{"empty queue consume", func() error { return c.Queue("").Each().Consume(ctxFor(t), h) }, "queue"},
+		{"Batch(0) pop", func() error { _, err := q.Batch(0).Pop(testutil.Context(t)); return err }, "batch"},
+		{"Batch(0) consume", func() error { return q.Batch(0).Each().Consume(testutil.Context(t), h) }, "batch"},
+		{"Batch(10001)", func() error { _, err := q.Batch(10001).Pop(testutil.Context(t)); return err }, "batch"},
+		{"Partitions(65)", func() error { _, err := q.Partitions(65).Pop(testutil.Context(t)); return err }, "partitions"},
+		{"Partitions(0)", func() error { return q.Partitions(0).Consume(testutil.Context(t), bh) }, "partitions"},
+		{"Timeout(61s)", func() error { _, err := q.Timeout(61 * time.Second).Pop(testutil.Context(t)); return err }, "timeout"},
+		{"Timeout(-1)", func() error { return q.Timeout(-time.Second).Each().Consume(testutil.Context(t), h) }, "timeout"},
+		{"Concurrency(0)", func() error { return q.Concurrency(0).Each().Consume(testutil.Context(t), h) }, "concurrency"},
+		{"LeaseTime(-1)", func() error { _, err := q.LeaseTime(-time.Second).Pop(testutil.Context(t)); return err }, "lease"},
+		{"IdleTimeout(-1)", func() error { return q.IdleTimeout(-time.Second).Each().Consume(testutil.Context(t), h) }, "idle"},
+		{"ShutdownTimeout(-1)", func() error { return q.ShutdownTimeout(-time.Second).Each().Consume(testutil.Context(t), h) }, "shutdown"},
+		{"RenewLease(-1)", func() error { return q.RenewLease(true, -time.Second).Each().Consume(testutil.Context(t), h) }, "renew"},
+		{"RetryBackoff(-1)", func() error { return q.RetryBackoff(-time.Second, time.Second).Each().Consume(testutil.Context(t), h) }, "backoff"},
+		{"AckEvery(-1)", func() error { return q.AckEvery(-1, time.Second).Each().Consume(testutil.Context(t), h) }, "ackevery"},
+		{"AckEvery(d<0)", func() error { return q.AckEvery(1, -time.Second).Each().Consume(testutil.Context(t), h) }, "ackevery"},
+		{"Limit(-1)", func() error { return q.Limit(-1).Each().Consume(testutil.Context(t), h) }, "limit"},
+		{"Conflation+AutoAck pop", func() error { _, err := q.Conflation(true).AutoAck(true).Pop(testutil.Context(t)); return err }, "conflation"},
+		{"empty queue pop", func() error { _, err := c.Queue("").Pop(testutil.Context(t)); return err }, "queue"},
+		{"empty queue push", func() error { _, err := c.Queue("").Push(testutil.Context(t), queen.PushItem{Data: 1}); return err }, "queue"},
+		{"empty queue consume", func() error { return c.Queue("").Each().Consume(testutil.Context(t), h) }, "queue"},
 		{"invalid raw JSON", func() error {
-			_, err := q.Push(ctxFor(t), queen.PushItem{Data: jsonRaw(`{"a":`)})
+			_, err := q.Push(testutil.Context(t), queen.PushItem{Data: jsonRaw(`{"a":`)})
 			return err
 		}, "data"},
 		{"invalid UTF-8 raw JSON", func() error {
-			_, err := q.Push(ctxFor(t), queen.PushItem{Data: jsonRaw("\"\xff\"")})
+			_, err := q.Push(testutil.Context(t), queen.PushItem{Data: jsonRaw("\"\xff\"")})
 			return err
 		}, "data"},
 	}
@@ -282,7 +283,7 @@ func TestAcceptanceInvalidOptionsBeforeAnyRequest(t *testing.T) {
 			assert.Contains(t, norm, tc.want, "%s: the error names the setting: %v", tc.name, err)
 		}
 	}
-	assert.Empty(t, tap.all(), "nothing was sent")
+	assert.Empty(t, tap.All(), "nothing was sent")
 }
 
 // Pop defaults: no wait, an empty non-nil slice and nil error when there is nothing.
@@ -290,15 +291,15 @@ func TestAcceptancePopDefaults(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m)
-		msgs, err := c.Queue("q").Pop(ctxFor(t))
+		msgs, err := c.Queue("q").Pop(testutil.Context(t))
 		require.NoError(t, err)
 		assert.NotNil(t, msgs)
 		assert.Empty(t, msgs)
-		reqs := tap.all()
+		reqs := tap.All()
 		require.Len(t, reqs, 1)
-		assert.NotContains(t, reqs[0].Query, "wait=true", "Pop does not long-poll by default")
+		assert.NotContains(t, reqs[0].RawQuery, "wait=true", "Pop does not long-poll by default")
 		push(t, c, "q", "", map[string]int{"n": 7})
-		msgs, err = c.Queue("q").Pop(ctxFor(t))
+		msgs, err = c.Queue("q").Pop(testutil.Context(t))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1)
 		var v struct{ N int }
@@ -329,18 +330,18 @@ func TestAcceptanceSecondSettle(t *testing.T) {
 				t.Parallel()
 				_, tap, c := tapped(t, m, queentest.WithManualClock())
 				push(t, c, "q", "", 1)
-				msgs, err := c.Queue("q").Pop(ctxFor(t))
+				msgs, err := c.Queue("q").Pop(testutil.Context(t))
 				require.NoError(t, err)
 				require.Len(t, msgs, 1)
-				require.NoError(t, f1(ctxFor(t), msgs[0]))
-				n := len(tap.acks())
+				require.NoError(t, f1(testutil.Context(t), msgs[0]))
+				n := len(sentAcks(tap))
 				require.Equal(t, 1, n)
 				for second, f2 := range settles {
-					assert.ErrorIs(t, f2(ctxFor(t), msgs[0]), queen.ErrAlreadySettled, "%s after %s", second, first)
+					assert.ErrorIs(t, f2(testutil.Context(t), msgs[0]), queen.ErrAlreadySettled, "%s after %s", second, first)
 				}
-				_, err = c.Ack(ctxFor(t), msgs[0], queen.StatusCompleted)
+				_, err = c.Ack(testutil.Context(t), msgs[0], queen.StatusCompleted)
 				assert.ErrorIs(t, err, queen.ErrAlreadySettled, "Client.Ack after %s", first)
-				assert.Len(t, tap.acks(), 1, "a second settle sends nothing")
+				assert.Len(t, sentAcks(tap), 1, "a second settle sends nothing")
 			})
 		}
 	})
@@ -353,14 +354,14 @@ func TestAcceptanceAutoAckOffNacksTheRest(t *testing.T) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
 		push(t, c, "q", "p", 0, 1)
 		err := c.Queue("q").Batch(2).AutoAck(false).RetryBackoff(0, 0).Limit(2).
-			Consume(ctxFor(t), func(ctx context.Context, msgs []*queen.Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, msgs []*queen.Message) error {
 				require.Len(t, msgs, 2)
 				require.NoError(t, msgs[0].Ack(ctx))
 				return errors.New("second broke")
 			})
 		require.NoError(t, err)
 		var got []string
-		for _, a := range tap.acks() {
+		for _, a := range sentAcks(tap) {
 			got = append(got, a["status"].(string))
 		}
 		assert.Equal(t, []string{"completed", "failed"}, got)

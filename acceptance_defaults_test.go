@@ -10,6 +10,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -18,7 +19,7 @@ func TestAcceptanceIdleTimeoutWithDefaultPoll(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, _, c := tapped(t, m, queentest.WithManualClock())
-		ctx, cancel := context.WithTimeout(ctxFor(t), 10*time.Second)
+		ctx, cancel := context.WithTimeout(testutil.Context(t), 10*time.Second)
 		defer cancel()
 		err := c.Queue("q").IdleTimeout(30*time.Millisecond).Each().
 			Consume(ctx, func(context.Context, *queen.Message) error { return nil })
@@ -32,16 +33,16 @@ func TestAcceptancePopWait(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, _, c := tapped(t, m, queentest.WithManualClock())
-		msgs, err := c.Queue("q").Wait(true).Timeout(20 * time.Millisecond).Pop(ctxFor(t))
+		msgs, err := c.Queue("q").Wait(true).Timeout(20 * time.Millisecond).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		assert.Empty(t, msgs)
 		got := make(chan []*queen.Message, 1)
 		go func() {
-			msgs, _ := c.Queue("q").Wait(true).Timeout(10 * time.Second).Pop(ctxFor(t))
+			msgs, _ := c.Queue("q").Wait(true).Timeout(10 * time.Second).Pop(testutil.Context(t))
 			got <- msgs
 		}()
 		push(t, c, "q", "", 1)
-		assert.Len(t, recv(t, got, "the waiting pop"), 1)
+		assert.Len(t, testutil.Recv(t, got, "the waiting pop"), 1)
 	})
 }
 
@@ -49,16 +50,16 @@ func TestAcceptancePopWait(t *testing.T) {
 func TestAcceptanceConsumeEndedCtx(t *testing.T) {
 	t.Parallel()
 	_, tap, c := tapped(t, testmode.Modes[0])
-	ctx, cancel := context.WithCancel(ctxFor(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	cancel()
 	err := c.Queue("q").Each().Consume(ctx, func(context.Context, *queen.Message) error { return nil })
 	assert.NoError(t, err)
 	require.NoError(t, c.Close())
-	_, err = c.Queue("q").Pop(ctxFor(t))
+	_, err = c.Queue("q").Pop(testutil.Context(t))
 	assert.ErrorIs(t, err, queen.ErrClosed)
-	_, err = c.Queue("q").Push(ctxFor(t), queen.PushItem{Data: 1})
+	_, err = c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: 1})
 	assert.ErrorIs(t, err, queen.ErrClosed)
-	assert.Zero(t, tap.count("/pop")+tap.count("/push"))
+	assert.Zero(t, tap.Containing("/pop")+tap.Containing("/push"))
 }
 
 // Send blocks while MaxBuffered items are unanswered, and returns ctx's error if it ends first.
@@ -68,12 +69,12 @@ func TestAcceptanceProducerSendBlocksWhenFull(t *testing.T) {
 	srv.Fail(queentest.Fault{Route: "push", Delay: 300 * time.Millisecond})
 	p, err := c.NewProducer(queen.ProducerConfig{MaxBuffered: 1, Linger: time.Millisecond})
 	require.NoError(t, err)
-	require.NoError(t, p.Send(ctxFor(t), "q", queen.PushItem{Data: 1}))
-	ctx, cancel := context.WithTimeout(ctxFor(t), 20*time.Millisecond)
+	require.NoError(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: 1}))
+	ctx, cancel := context.WithTimeout(testutil.Context(t), 20*time.Millisecond)
 	defer cancel()
 	assert.ErrorIs(t, p.Send(ctx, "q", queen.PushItem{Data: 2}), context.DeadlineExceeded)
-	require.NoError(t, p.Close(ctxFor(t)))
-	msgs, err := c.Queue("q").Batch(10).Pop(ctxFor(t))
+	require.NoError(t, p.Close(testutil.Context(t)))
+	msgs, err := c.Queue("q").Batch(10).Pop(testutil.Context(t))
 	require.NoError(t, err)
 	assert.Len(t, msgs, 1, "only the accepted item is stored")
 }
@@ -86,7 +87,7 @@ func TestAcceptanceAcksOutliveBlips(t *testing.T) {
 		push(t, c, "q", "", 0)
 		srv.Fail(queentest.Fault{Route: "ack", Status: 503, Times: 8})
 		err := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeAll).Limit(1).Each().
-			Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 		require.NoError(t, err)
 		assert.Zero(t, srv.Lag("q", "g"), "the completed ack reached the broker")
 	})
@@ -101,10 +102,10 @@ func TestAcceptanceProducerResendIsDeduplicated(t *testing.T) {
 		log := newResultLog()
 		p, err := c.NewProducer(queen.ProducerConfig{OnResult: log.onResult})
 		require.NoError(t, err)
-		require.NoError(t, p.Send(ctxFor(t), "q", queen.PushItem{Data: 1}))
-		require.NoError(t, p.Flush(ctxFor(t)))
-		require.NoError(t, p.Close(ctxFor(t)))
-		msgs, err := c.Queue("q").Batch(10).Pop(ctxFor(t))
+		require.NoError(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: 1}))
+		require.NoError(t, p.Flush(testutil.Context(t)))
+		require.NoError(t, p.Close(testutil.Context(t)))
+		msgs, err := c.Queue("q").Batch(10).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		assert.Len(t, msgs, 1)
 		log.mu.Lock()
@@ -124,11 +125,11 @@ func TestAcceptancePushResendIsDeduplicated(t *testing.T) {
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m, queentest.WithManualClock())
 		srv.Fail(queentest.Fault{Route: "push", After: true})
-		res, err := c.Queue("q").Push(ctxFor(t), queen.PushItem{Data: 1})
+		res, err := c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: 1})
 		require.NoError(t, err)
 		require.Len(t, res, 1)
 		assert.NotEmpty(t, res[0].TransactionID)
-		msgs, err := c.Queue("q").Batch(10).Pop(ctxFor(t))
+		msgs, err := c.Queue("q").Batch(10).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1)
 		assert.Equal(t, res[0].TransactionID, msgs[0].TransactionID)
@@ -144,7 +145,7 @@ func TestAcceptanceSubscriptionFrom(t *testing.T) {
 		srv.Advance(time.Minute)
 		from := srv.Now().Add(-time.Second)
 		push(t, c, "q", "", "new")
-		msgs, err := c.Queue("q").Group("g").SubscriptionFrom(from).Batch(10).Pop(ctxFor(t))
+		msgs, err := c.Queue("q").Group("g").SubscriptionFrom(from).Batch(10).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		require.Len(t, msgs, 1)
 		var s string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -51,7 +52,7 @@ func TestAcceptanceHooksAndMiddleware(t *testing.T) {
 		}, queentest.WithManualClock())
 		push(t, c, "secret-queue", "secret-part", 0)
 		err := c.Queue("secret-queue").Use(mw("loop")).Limit(1).Each().
-			Consume(ctxFor(t), func(context.Context, *queen.Message) error {
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
 				mu.Lock()
 				trail = append(trail, "handler")
 				mu.Unlock()
@@ -94,13 +95,13 @@ func TestAcceptanceRenewLeaseExtendsBy(t *testing.T) {
 				}})}, queentest.WithManualClock())
 			push(t, c, "q", "", 0)
 			err := tc.b(c.Queue("q")).RenewLease(true, 5*time.Millisecond).Limit(1).Each().
-				Consume(ctxFor(t), func(context.Context, *queen.Message) error {
-					recv(t, extended, "a renewal")
+				Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
+					testutil.Recv(t, extended, "a renewal")
 					return nil
 				})
 			require.NoError(t, err)
 			var bodies []string
-			for _, r := range tap.all() {
+			for _, r := range tap.All() {
 				if strings.Contains(r.Path, "/extend") {
 					bodies = append(bodies, string(r.Body))
 				}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -45,11 +46,11 @@ func TestAcceptanceProducerResultsAndOrder(t *testing.T) {
 			for _, q := range []string{"a", "b"} {
 				for _, part := range []string{"p1", "p2"} {
 					id := fmt.Sprintf("%s-%s-%d", q, part, i)
-					require.NoError(t, p.Send(ctxFor(t), q, queen.PushItem{Data: i, TransactionID: id, Partition: part}))
+					require.NoError(t, p.Send(testutil.Context(t), q, queen.PushItem{Data: i, TransactionID: id, Partition: part}))
 				}
 			}
 		}
-		require.NoError(t, p.Flush(ctxFor(t)))
+		require.NoError(t, p.Flush(testutil.Context(t)))
 		log.mu.Lock()
 		assert.Len(t, log.got, 4*per)
 		for id, errs := range log.got {
@@ -59,7 +60,7 @@ func TestAcceptanceProducerResultsAndOrder(t *testing.T) {
 		log.mu.Unlock()
 		for _, q := range []string{"a", "b"} {
 			for _, part := range []string{"p1", "p2"} {
-				msgs, err := c.Queue(q).Partition(part).Batch(100).Pop(ctxFor(t))
+				msgs, err := c.Queue(q).Partition(part).Batch(100).Pop(testutil.Context(t))
 				require.NoError(t, err)
 				require.Len(t, msgs, per)
 				for i, msg := range msgs {
@@ -69,10 +70,10 @@ func TestAcceptanceProducerResultsAndOrder(t *testing.T) {
 				}
 			}
 		}
-		assert.Less(t, tap.count("/push"), 4*per, "items share requests")
-		require.NoError(t, p.Close(ctxFor(t)))
-		assert.ErrorIs(t, p.Send(ctxFor(t), "a", queen.PushItem{Data: 1}), queen.ErrClosed)
-		require.NoError(t, p.Close(ctxFor(t)), "Close is idempotent")
+		assert.Less(t, tap.Containing("/push"), 4*per, "items share requests")
+		require.NoError(t, p.Close(testutil.Context(t)))
+		assert.ErrorIs(t, p.Send(testutil.Context(t), "a", queen.PushItem{Data: 1}), queen.ErrClosed)
+		require.NoError(t, p.Close(testutil.Context(t)), "Close is idempotent")
 	})
 }
 
@@ -87,9 +88,9 @@ func TestAcceptanceProducerCloseWithCtxEnding(t *testing.T) {
 		p, err := c.NewProducer(queen.ProducerConfig{OnResult: log.onResult})
 		require.NoError(t, err)
 		for i := range 5 {
-			require.NoError(t, p.Send(ctxFor(t), "q", queen.PushItem{Data: i, TransactionID: fmt.Sprint("t", i)}))
+			require.NoError(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: i, TransactionID: fmt.Sprint("t", i)}))
 		}
-		ctx, cancel := context.WithTimeout(ctxFor(t), 50*time.Millisecond)
+		ctx, cancel := context.WithTimeout(testutil.Context(t), 50*time.Millisecond)
 		defer cancel()
 		err = p.Close(ctx)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -102,7 +103,7 @@ func TestAcceptanceProducerCloseWithCtxEnding(t *testing.T) {
 			}
 		}
 		log.mu.Unlock()
-		assert.ErrorIs(t, p.Send(ctxFor(t), "q", queen.PushItem{Data: 1}), queen.ErrClosed)
+		assert.ErrorIs(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: 1}), queen.ErrClosed)
 	})
 }
 
@@ -116,8 +117,8 @@ func TestAcceptanceProducerInvalid(t *testing.T) {
 	}
 	p, err := c.NewProducer(queen.ProducerConfig{})
 	require.NoError(t, err)
-	assert.ErrorIs(t, p.Send(ctxFor(t), "", queen.PushItem{Data: 1}), queen.ErrInvalidOption)
-	assert.ErrorIs(t, p.Send(ctxFor(t), "q", queen.PushItem{Data: jsonRaw(`{`)}), queen.ErrInvalidOption)
-	require.NoError(t, p.Close(ctxFor(t)))
-	assert.Empty(t, tap.all())
+	assert.ErrorIs(t, p.Send(testutil.Context(t), "", queen.PushItem{Data: 1}), queen.ErrInvalidOption)
+	assert.ErrorIs(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: jsonRaw(`{`)}), queen.ErrInvalidOption)
+	require.NoError(t, p.Close(testutil.Context(t)))
+	assert.Empty(t, tap.All())
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -25,7 +26,7 @@ func TestAcceptanceRetryBackoffWaits(t *testing.T) {
 		const lo, hi = 30 * time.Millisecond, 45 * time.Millisecond
 		var at []time.Time
 		err := c.Queue("q").RetryBackoff(lo, hi).Limit(4).Each().
-			Consume(ctxFor(t), func(context.Context, *queen.Message) error {
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
 				at = append(at, time.Now())
 				switch len(at) {
 				case 1, 2:
@@ -53,7 +54,7 @@ func TestAcceptanceBackoffHoldsNoSlot(t *testing.T) {
 		_, tap, c := tapped(t, m)
 		push(t, c, "q", "slow", "s")
 		push(t, c, "q", "fast", 0, 1, 2)
-		ctx, cancel := context.WithCancel(ctxFor(t))
+		ctx, cancel := context.WithCancel(testutil.Context(t))
 		defer cancel()
 		var mu sync.Mutex
 		var order []string
@@ -76,7 +77,7 @@ func TestAcceptanceBackoffHoldsNoSlot(t *testing.T) {
 		defer mu.Unlock()
 		assert.Equal(t, 3, fast, "the fast partition flowed while the slow one waited: %v", order)
 		var slowAcks []string
-		for _, a := range tap.acks() {
+		for _, a := range sentAcks(tap) {
 			if a["error"] == "boom" {
 				slowAcks = append(slowAcks, a["status"].(string))
 			}
@@ -95,12 +96,12 @@ func TestAcceptanceAckEvery(t *testing.T) {
 		})}, queentest.WithManualClock())
 		push(t, c, "q", "", 0, 1, 2, 3, 4)
 		err := c.Queue("q").Batch(5).AckEvery(2, 0).Limit(5).Each().
-			Consume(ctxFor(t), func(_ context.Context, msg *queen.Message) error {
+			Consume(testutil.Context(t), func(_ context.Context, msg *queen.Message) error {
 				var n int
 				require.NoError(t, msg.Decode(&n))
 				if n == 2 { // the first two are acked before the third is done
 					for range 2 {
-						e := recv(t, acked, "a progress ack")
+						e := testutil.Recv(t, acked, "a progress ack")
 						assert.Equal(t, queen.StatusCompleted, e.Status)
 						assert.True(t, e.Success)
 					}
@@ -116,7 +117,7 @@ func TestAcceptancePing(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, _, c := tapped(t, m, queentest.WithToken("tok"))
-		info, err := c.Ping(ctxFor(t))
+		info, err := c.Ping(testutil.Context(t))
 		require.NoError(t, err, "health needs no token")
 		assert.Equal(t, "healthy", info.Status)
 		if m.V015 {
@@ -136,11 +137,11 @@ func TestAcceptanceDefaultsBatchOn015(t *testing.T) {
 			data[i] = i
 		}
 		push(t, c, "q", "", data...)
-		err := c.Queue("q").Limit(n).Each().Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil })
+		err := c.Queue("q").Limit(n).Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 		require.NoError(t, err)
-		pops := tap.count("/pop")
+		pops := tap.Containing("/pop")
 		assert.LessOrEqual(t, pops, n/10, "pops for %d messages", n)
-		acks := tap.count("/ack")
+		acks := tap.Containing("/ack")
 		assert.LessOrEqual(t, acks, n/10, "ack requests for %d messages", n)
 	})
 }
@@ -154,11 +155,11 @@ func TestAcceptanceNewGroupAfterAnEmptyFirstPop(t *testing.T) {
 			_, _, c := tapped(t, m)
 			push(t, c, "q", "", "before")
 			g := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeNew)
-			msgs, err := g.Pop(ctxFor(t))
+			msgs, err := g.Pop(testutil.Context(t))
 			require.NoError(t, err)
 			require.Empty(t, msgs, "a new group skips what was there")
 			push(t, c, "q", "", 0, 1, 2, 3, 4)
-			msgs, err = g.Batch(10).Pop(ctxFor(t))
+			msgs, err = g.Batch(10).Pop(testutil.Context(t))
 			require.NoError(t, err)
 			assert.Len(t, msgs, 5)
 		})
@@ -167,10 +168,10 @@ func TestAcceptanceNewGroupAfterAnEmptyFirstPop(t *testing.T) {
 			_, _, c := tapped(t, m)
 			g := c.Queue("q2").Group("g")
 			require.NoError(t, g.Timeout(10*time.Millisecond).IdleTimeout(20*time.Millisecond).Each().
-				Consume(ctxFor(t), func(context.Context, *queen.Message) error { return nil }))
+				Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil }))
 			push(t, c, "q2", "", 0, 1, 2, 3, 4)
 			var got []int
-			require.NoError(t, g.Limit(5).Each().Consume(ctxFor(t), func(_ context.Context, msg *queen.Message) error {
+			require.NoError(t, g.Limit(5).Each().Consume(testutil.Context(t), func(_ context.Context, msg *queen.Message) error {
 				var n int
 				require.NoError(t, msg.Decode(&n))
 				got = append(got, n)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -21,7 +22,7 @@ func TestAcceptanceStopGivesInFlightHandlersTheirGrace(t *testing.T) {
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
 		push(t, c, "q", "", 0, 1, 2)
-		ctx, cancel := context.WithCancel(ctxFor(t))
+		ctx, cancel := context.WithCancel(testutil.Context(t))
 		started, release := make(chan struct{}), make(chan struct{})
 		handlerCtxErr := make(chan error, 1)
 		done := make(chan error, 1)
@@ -36,16 +37,16 @@ func TestAcceptanceStopGivesInFlightHandlersTheirGrace(t *testing.T) {
 				return nil
 			})
 		}()
-		recv(t, started, "the first handler")
+		testutil.Recv(t, started, "the first handler")
 		cancel()
 		close(release)
-		require.NoError(t, recv(t, done, "Consume to return"))
+		require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 		assert.NoError(t, <-handlerCtxErr, "the handler's ctx stays live within ShutdownTimeout")
 		assert.Equal(t, 1, calls, "no new handler starts after the stop")
 		got := statuses(tap)
 		require.NotEmpty(t, got)
 		assert.Equal(t, "completed", got[0], "the in-flight handler's ack is still sent")
-		rest, err := c.Queue("q").Group("g").Batch(10).Pop(ctxFor(t))
+		rest, err := c.Queue("q").Group("g").Batch(10).Pop(testutil.Context(t))
 		require.NoError(t, err)
 		assert.Len(t, rest, 2, "the unstarted messages are released, not held until the lease ends")
 	})
@@ -58,7 +59,7 @@ func TestAcceptanceStopIsNotAFailure(t *testing.T) {
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
 		push(t, c, "q", "", 0)
-		ctx, cancel := context.WithCancel(ctxFor(t))
+		ctx, cancel := context.WithCancel(testutil.Context(t))
 		started := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
@@ -69,9 +70,9 @@ func TestAcceptanceStopIsNotAFailure(t *testing.T) {
 					return hctx.Err()
 				})
 		}()
-		recv(t, started, "the handler")
+		testutil.Recv(t, started, "the handler")
 		cancel()
-		require.NoError(t, recv(t, done, "Consume to return"))
+		require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 		assert.Equal(t, []string{"retry"}, statuses(tap))
 	})
 }
@@ -87,14 +88,14 @@ func TestAcceptanceShutdownWithAStuckHandler(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			done <- c.Queue("q").ShutdownTimeout(time.Millisecond).Each().
-				Consume(ctxFor(t), func(context.Context, *queen.Message) error {
+				Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
 					close(started)
 					<-release
 					return nil
 				})
 		}()
-		recv(t, started, "the handler")
-		sctx, cancel := context.WithTimeout(ctxFor(t), 30*time.Millisecond)
+		testutil.Recv(t, started, "the handler")
+		sctx, cancel := context.WithTimeout(testutil.Context(t), 30*time.Millisecond)
 		defer cancel()
 		err := c.Shutdown(sctx)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
@@ -104,9 +105,9 @@ func TestAcceptanceShutdownWithAStuckHandler(t *testing.T) {
 		default:
 		}
 		close(release)
-		require.NoError(t, recv(t, done, "Consume to return"))
+		require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 		assert.NotEmpty(t, statuses(tap), "the stuck handler's ack is still sent")
-		assert.NoError(t, c.Shutdown(ctxFor(t)), "a second Shutdown with nothing running")
+		assert.NoError(t, c.Shutdown(testutil.Context(t)), "a second Shutdown with nothing running")
 	})
 }
 
@@ -119,25 +120,25 @@ func TestAcceptanceTransactions(t *testing.T) {
 			t.Parallel()
 			_, _, c := tapped(t, m, queentest.WithManualClock())
 			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").Pop(ctxFor(t))
+			msgs, err := c.Queue("in").Pop(testutil.Context(t))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1)
 			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).
-				Push("out", queen.PushItem{Data: 2}).PushTo("out", "p2", queen.PushItem{Data: 3}).Commit(ctxFor(t))
+				Push("out", queen.PushItem{Data: 2}).PushTo("out", "p2", queen.PushItem{Data: 3}).Commit(testutil.Context(t))
 			require.NoError(t, err)
-			out, err := c.Queue("out").Batch(10).Pop(ctxFor(t))
-			require.NoError(t, err)
-			assert.Len(t, out, 1)
-			out, err = c.Queue("out").Partition("p2").Pop(ctxFor(t))
+			out, err := c.Queue("out").Batch(10).Pop(testutil.Context(t))
 			require.NoError(t, err)
 			assert.Len(t, out, 1)
-			assert.ErrorIs(t, msgs[0].Ack(ctxFor(t)), queen.ErrAlreadySettled, "the transaction settled it")
+			out, err = c.Queue("out").Partition("p2").Pop(testutil.Context(t))
+			require.NoError(t, err)
+			assert.Len(t, out, 1)
+			assert.ErrorIs(t, msgs[0].Ack(testutil.Context(t)), queen.ErrAlreadySettled, "the transaction settled it")
 		})
 		t.Run("rollback", func(t *testing.T) {
 			t.Parallel()
 			srv, _, c := tapped(t, m, queentest.WithManualClock())
 			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").LeaseTime(time.Second).Pop(ctxFor(t))
+			msgs, err := c.Queue("in").LeaseTime(time.Second).Pop(testutil.Context(t))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1)
 			tx := c.Transaction()
@@ -147,10 +148,10 @@ func TestAcceptanceTransactions(t *testing.T) {
 				srv.Advance(time.Hour)
 				tx.Ack(msgs[0], queen.StatusCompleted)
 			}
-			_, err = tx.Push("out", queen.PushItem{Data: 2}).Commit(ctxFor(t))
+			_, err = tx.Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
 			require.ErrorIs(t, err, queen.ErrTransactionFailed)
 			assert.NotErrorIs(t, err, queen.ErrOutcomeUnknown)
-			out, err := c.Queue("out").Pop(ctxFor(t))
+			out, err := c.Queue("out").Pop(testutil.Context(t))
 			require.NoError(t, err)
 			assert.Empty(t, out, "nothing of a rolled back transaction is applied")
 		})
@@ -158,14 +159,14 @@ func TestAcceptanceTransactions(t *testing.T) {
 			t.Parallel()
 			srv, _, c := tapped(t, m, queentest.WithManualClock())
 			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").Pop(ctxFor(t))
+			msgs, err := c.Queue("in").Pop(testutil.Context(t))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1)
 			srv.Fail(queentest.Fault{Route: "transaction", After: true})
-			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(ctxFor(t))
+			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
 			require.ErrorIs(t, err, queen.ErrOutcomeUnknown)
 			assert.NotErrorIs(t, err, queen.ErrTransactionFailed)
-			out, err := c.Queue("out").Pop(ctxFor(t))
+			out, err := c.Queue("out").Pop(testutil.Context(t))
 			require.NoError(t, err)
 			assert.Len(t, out, 1, "the broker applied it")
 		})
@@ -173,11 +174,11 @@ func TestAcceptanceTransactions(t *testing.T) {
 			t.Parallel()
 			srv, _, c := tapped(t, m, queentest.WithManualClock())
 			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").Pop(ctxFor(t))
+			msgs, err := c.Queue("in").Pop(testutil.Context(t))
 			require.NoError(t, err)
 			require.Len(t, msgs, 1)
 			srv.Fail(queentest.Fault{Route: "transaction", After: true, Status: 503})
-			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(ctxFor(t))
+			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
 			assert.NotErrorIs(t, err, queen.ErrTransactionFailed, "a transaction that may have been applied is not reported rolled back")
 			if err == nil {
 				return // a retry found it applied and said so: fine

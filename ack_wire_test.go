@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // wire-0.15.md A5: one completed ack, answered as an array.
@@ -22,14 +23,14 @@ func TestAckSendsLeaseAndGroup_R66(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, ack015A5))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
 
 	res, err := c.Ack(t.Context(), m, queen.StatusCompleted)
 	require.NoError(t, err)
 	assert.Equal(t, queen.AckResult{TransactionID: "5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c", Success: true}, res)
 
-	req := rec.only(t)
+	req := rec.Only(t)
 	assert.Equal(t, "/api/v1/ack", req.Path)
 	assert.Equal(t, http.MethodPost, req.Method)
 	assert.Equal(t, "application/json", req.Header.Get("Content-Type"))
@@ -41,28 +42,28 @@ func TestAckQueueModeOmitsGroupAndSendsError_O13(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A11c, "")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[{"dlq":true,"error":null,"index":0,"leaseReleased":false,"partitionName":"Default","queueName":"smoke-qdlq","success":true,"transactionId":"tx-basic-3"}]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[{"dlq":true,"error":null,"index":0,"leaseReleased":false,"partitionName":"Default","queueName":"smoke-qdlq","success":true,"transactionId":"tx-basic-3"}]`))
 
 	res, err := c.Ack(t.Context(), m, queen.StatusFailed, queen.WithError("qfail"))
 	require.NoError(t, err)
 	assert.True(t, res.DLQ)
-	jsonEq(t, `{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","status":"failed","error":"qfail"}`, rec.only(t).Body)
+	jsonEq(t, `{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","status":"failed","error":"qfail"}`, rec.Only(t).Body)
 }
 
 func TestAckRefusedLeaseIsErrLeaseExpired_R117(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, ack015A7b))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, ack015A7b))
 
 	res, err := c.Ack(t.Context(), m, queen.StatusCompleted)
 	require.ErrorIs(t, err, queen.ErrLeaseExpired)
 	assert.False(t, res.Success, "a refused item is never a success")
 	assert.Equal(t, "Invalid or expired lease", res.Error)
 	assert.ErrorIs(t, m.Ack(t.Context()), queen.ErrAlreadySettled, "the broker answered: the message is settled")
-	rec.only(t)
+	rec.Only(t)
 }
 
 func TestAckRefusalsAreErrors_O20(t *testing.T) {
@@ -78,8 +79,8 @@ func TestAckRefusalsAreErrors_O20(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			m := popOne(t, c, mt, pop015A4, "g1")
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(200, body))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(200, body))
 			res, err := c.Ack(t.Context(), m, queen.StatusCompleted)
 			require.Error(t, err)
 			assert.NotErrorIs(t, err, queen.ErrLeaseExpired)
@@ -95,8 +96,8 @@ func TestAckDatabaseErrorIsAPIError_O3(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"error":"ERROR:  invalid input syntax for type uuid: \"p1\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n","success":false}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"error":"ERROR:  invalid input syntax for type uuid: \"p1\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n","success":false}`))
 
 	err := m.Ack(t.Context())
 	var apiErr *queen.APIError
@@ -104,22 +105,22 @@ func TestAckDatabaseErrorIsAPIError_O3(t *testing.T) {
 	assert.Equal(t, 200, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Message, "invalid input syntax")
 	// The ack did not get through, so the message can be settled again.
-	mt.RegisterNoResponder(rec.respond(200, ack015A5))
+	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
 	require.NoError(t, m.Ack(t.Context()))
 }
 
 func TestAckBatchMatchesResultsByPosition_R85(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var pop recorder
-	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop/`), pop.respond(200, pop015A4))
+	var pop testutil.Spy
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop/`), pop.Respond(200, pop015A4))
 	msgs, err := c.Queue("smoke-basic").Partition("p1").Group("g1").Batch(10).Pop(t.Context())
 	require.NoError(t, err)
 	require.Len(t, msgs, 3)
 
-	var rec recorder
+	var rec testutil.Spy
 	// wire-0.15.md A7, with a refusal (B2b) in the middle.
-	mt.RegisterNoResponder(rec.respond(200, `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"dlq":false,"error":"Invalid or expired lease","index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-lease","success":false,"transactionId":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"dlq":false,"error":null,"index":1,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`))
+	mt.RegisterNoResponder(rec.Respond(200, `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"dlq":false,"error":"Invalid or expired lease","index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-lease","success":false,"transactionId":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"dlq":false,"error":null,"index":1,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`))
 
 	results, err := c.AckBatch(t.Context(), []queen.AckItem{
 		{Message: msgs[0], Status: queen.StatusCompleted},
@@ -135,7 +136,7 @@ func TestAckBatchMatchesResultsByPosition_R85(t *testing.T) {
 	assert.True(t, results[2].LeaseReleased)
 	assert.Equal(t, "tx-basic-3", results[2].TransactionID)
 
-	req := rec.only(t)
+	req := rec.Only(t)
 	assert.Equal(t, "/api/v1/ack/batch", req.Path)
 	jsonEq(t, `{"consumerGroup":"g1","acknowledgments":[
 		{"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"completed"},
@@ -147,8 +148,8 @@ func TestAckBatchMissingResultIsNotSuccess(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[]`))
 	results, err := c.AckBatch(t.Context(), []queen.AckItem{{Message: m, Status: queen.StatusRetry}})
 	require.NoError(t, err)
 	require.Len(t, results, 1)
@@ -160,11 +161,11 @@ func TestAckBatchQueueModeHasNoGroup_O13(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A11c, "")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, ack015A5))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
 	_, err := c.AckBatch(t.Context(), []queen.AckItem{{Message: m, Status: queen.StatusDLQ, Error: "bad"}})
 	require.NoError(t, err)
-	jsonEq(t, `{"acknowledgments":[{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","status":"dlq","error":"bad"}]}`, rec.only(t).Body)
+	jsonEq(t, `{"acknowledgments":[{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","status":"dlq","error":"bad"}]}`, rec.Only(t).Body)
 }
 
 // Items a broker would reject as a whole request are refused locally; an empty list sends
@@ -186,23 +187,23 @@ func TestAckBatchValidatesBeforeSending_O19(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(200, `[]`))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(200, `[]`))
 			_, err := c.AckBatch(t.Context(), tc.items)
 			require.ErrorIs(t, err, queen.ErrInvalidOption)
 			assert.Contains(t, err.Error(), tc.field)
-			assert.Empty(t, rec.all())
+			assert.Empty(t, rec.All())
 		})
 	}
 	t.Run("empty list", func(t *testing.T) {
 		t.Parallel()
 		c, mt := mockClient(t)
-		var rec recorder
-		mt.RegisterNoResponder(rec.respond(200, `[]`))
+		var rec testutil.Spy
+		mt.RegisterNoResponder(rec.Respond(200, `[]`))
 		results, err := c.AckBatch(t.Context(), nil)
 		require.NoError(t, err)
 		assert.Empty(t, results)
-		assert.Empty(t, rec.all())
+		assert.Empty(t, rec.All())
 	})
 }
 
@@ -226,14 +227,14 @@ func TestMessageSettleMethodsSendTheirStatus(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			m := popOne(t, c, mt, pop015A4, "g1")
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(200, ack015A5))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(200, ack015A5))
 			require.NoError(t, tc.settle(t.Context(), m))
 			errField := ""
 			if tc.err != "" {
 				errField = `,"error":"` + tc.err + `"`
 			}
-			jsonEq(t, `{"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"`+tc.status+`","consumerGroup":"g1"`+errField+`}`, rec.only(t).Body)
+			jsonEq(t, `{"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"`+tc.status+`","consumerGroup":"g1"`+errField+`}`, rec.Only(t).Body)
 		})
 	}
 }
@@ -247,16 +248,16 @@ func TestSecondSettleSendsNothing(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			m := popOne(t, c, mt, pop20, "billing")
-			var rec recorder
+			var rec testutil.Spy
 			mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
-				rec.respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
+				rec.Respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
 			require.NoError(t, first.settle(t.Context(), m))
 			for _, second := range settleMethods {
 				assert.ErrorIs(t, second.settle(t.Context(), m), queen.ErrAlreadySettled, second.name)
 			}
 			_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
 			assert.ErrorIs(t, err, queen.ErrAlreadySettled, "Client.Ack")
-			rec.only(t)
+			rec.Only(t)
 		})
 	}
 }
@@ -271,10 +272,10 @@ func TestMessageSettleTransportFailureUnsettles(t *testing.T) {
 	})
 	require.Error(t, m.Ack(t.Context()))
 
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, ack015A5))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
 	require.NoError(t, m.Ack(t.Context()))
-	rec.only(t)
+	rec.Only(t)
 }
 
 func TestMessageWithoutClientIsRefused(t *testing.T) {

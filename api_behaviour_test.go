@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Black-box checks of API.md, one item at a time, the way a client of the package sees it.
@@ -24,21 +25,20 @@ import (
 // later pop is empty, and every ack succeeds. It returns once h ran for the first message,
 // with the requests the broker saw.
 func consumeOnce(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popBody string,
-	h queen.Handler) (pops, acks []recorded) {
+	h queen.Handler) (pops, acks []testutil.Request) {
 	t.Helper()
 	return consumeUntil(t, b, popBody, h, func(*queen.Message) bool { return true })
 }
 
 // consumeUntil is consumeOnce, stopping after the handler ran for a message last approves.
 func consumeUntil(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popBody string,
-	h queen.Handler, last func(m *queen.Message) bool) (pops, acks []recorded) {
+	h queen.Handler, last func(m *queen.Message) bool) (pops, acks []testutil.Request) {
 	t.Helper()
 	c, mt := mockClient(t)
-	var popRec, ackRec recorder
+	var popRec, ackRec testutil.Spy
 	var mu sync.Mutex
 	served := 0
-	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop`), func(req *http.Request) (*http.Response, error) {
-		popRec.keep(req)
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop`), popRec.Answer(func(req *http.Request) (*http.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		served++
@@ -46,11 +46,10 @@ func consumeUntil(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popB
 			return httpmock.NewStringResponse(204, ""), nil
 		}
 		return httpmock.NewStringResponse(200, popBody), nil
-	})
-	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`), func(req *http.Request) (*http.Response, error) {
-		ackRec.keep(req)
+	}))
+	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`), ackRec.Answer(func(req *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null,"dlq":false,"leaseReleased":true}]`), nil
-	})
+	}))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	err := b(c).Each().Consume(ctx, func(hctx context.Context, m *queen.Message) error {
@@ -60,10 +59,10 @@ func consumeUntil(t *testing.T, b func(c *queen.Client) queen.QueueBuilder, popB
 		return h(hctx, m)
 	})
 	require.NoError(t, err, "a stop by ctx returns nil")
-	return popRec.all(), ackRec.all()
+	return popRec.All(), ackRec.All()
 }
 
-func queryOf(t *testing.T, r recorded) url.Values {
+func queryOf(t *testing.T, r testutil.Request) url.Values {
 	t.Helper()
 	q, err := url.ParseQuery(r.RawQuery)
 	require.NoError(t, err)
@@ -144,8 +143,8 @@ func TestConsumeHandlerReturnDecidesTheAck_R135(t *testing.T) {
 func TestInvalidSettingsOnEveryTerminal(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(204, ""))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(204, ""))
 	cases := map[string]queen.QueueBuilder{
 		"batch":            c.Queue("q").Batch(0),
 		"batch=10001":      c.Queue("q").Batch(10001),
@@ -182,7 +181,7 @@ func TestInvalidSettingsOnEveryTerminal(t *testing.T) {
 	_, err := c.Queue("q").Group("g").Conflation(true).AutoAck(true).Pop(t.Context())
 	require.ErrorIs(t, err, queen.ErrInvalidOption, "Conflation with AutoAck on a Pop")
 	assert.Contains(t, err.Error(), "conflation")
-	assert.Empty(t, rec.all(), "nothing is sent")
+	assert.Empty(t, rec.All(), "nothing is sent")
 }
 
 // API.md: "ErrClosed after Close" for every call that talks to the broker.
@@ -190,8 +189,8 @@ func TestErrClosedAfterClose(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop20, "billing")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[]`))
 	require.NoError(t, c.Close())
 
 	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
@@ -207,7 +206,7 @@ func TestErrClosedAfterClose(t *testing.T) {
 	assert.ErrorIs(t, err, queen.ErrClosed, "Consume")
 	err = c.Queue("q").Consume(t.Context(), func(context.Context, []*queen.Message) error { return nil })
 	assert.ErrorIs(t, err, queen.ErrClosed, "batch Consume")
-	assert.Empty(t, rec.all(), "nothing is sent after Close")
+	assert.Empty(t, rec.All(), "nothing is sent after Close")
 }
 
 // A Client made without WithHTTPClient sends through http.DefaultTransport as it is when the
@@ -257,11 +256,10 @@ func TestWithHTTPClientTransportSetAfterNew(t *testing.T) {
 func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var pops, acks recorder
+	var pops, acks testutil.Spy
 	var mu sync.Mutex
 	served := false
-	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop`), func(req *http.Request) (*http.Response, error) {
-		pops.keep(req)
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop`), pops.Answer(func(req *http.Request) (*http.Response, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if served {
@@ -269,11 +267,10 @@ func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 		}
 		served = true
 		return httpmock.NewStringResponse(200, pop015E2), nil
-	})
-	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack/batch`), func(req *http.Request) (*http.Response, error) {
-		acks.keep(req)
+	}))
+	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack/batch`), acks.Answer(func(req *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(200, `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"success":true},{"dlq":false,"error":null,"index":1,"leaseReleased":true,"success":true}]`), nil
-	})
+	}))
 
 	var calls [][]string
 	err := c.Queue("smoke-multi").Group("g1").Concurrency(3).Partitions(3).Limit(6).
@@ -293,14 +290,14 @@ func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 		{"b:1cf9e3f4-1abf-49c8-9925-b5df518e3d4a", "b:04bf2764-4bd7-47eb-905b-684a5d98a9ab"},
 		{"a:164c33e7-dcf1-4a7d-84e6-536d80d1be06", "a:8046ca33-2a56-41e7-bfc9-462d38207d15"},
 	}, calls)
-	q := queryOf(t, pops.all()[0])
+	q := queryOf(t, pops.All()[0])
 	assert.Equal(t, "3", q.Get("partitions"))
 	assert.Equal(t, "g1", q.Get("consumerGroup"))
 
 	const lease = `"leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","status":"completed"`
 	var bodies []string
-	for _, a := range acks.all() {
-		bodies = append(bodies, a.Body)
+	for _, a := range acks.All() {
+		bodies = append(bodies, string(a.Body))
 	}
 	require.Len(t, bodies, 3, "one batch ack per partition")
 	want := map[string]string{
@@ -308,7 +305,7 @@ func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 	}
 	for _, b := range bodies {
 		if strings.Contains(b, "14dd3b14") {
-			jsonEq(t, want["14dd3b14"], b)
+			jsonEq(t, want["14dd3b14"], []byte(b))
 		}
 	}
 }
@@ -356,12 +353,12 @@ func TestAckErrorTextReachesTheBrokerIntact(t *testing.T) {
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, `{"success":true,"queue":"q","leaseId":"l\"1","consumerGroup":"g<1>","messages":[
 		{"id":"m","transactionId":"t/1 & \"2\"","partitionId":"p\u00e91","data":1,"offset":0,"deliveryAttempt":1}]}`, "g<1>")
-	var rec recorder
+	var rec testutil.Spy
 	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
-		rec.respond(200, `[{"index":0,"success":true,"error":null}]`))
+		rec.Respond(200, `[{"index":0,"success":true,"error":null}]`))
 	require.NoError(t, m.DeadLetter(t.Context(), errors.New(text)))
 	var body map[string]string
-	require.NoError(t, json.Unmarshal([]byte(rec.only(t).Body), &body))
+	require.NoError(t, json.Unmarshal(rec.Only(t).Body, &body))
 	assert.Equal(t, map[string]string{"transactionId": "t/1 & \"2\"", "partitionId": "p\u00e91", "leaseId": "l\"1",
 		"status": "dlq", "consumerGroup": "g<1>", "error": text}, body)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -400,7 +401,7 @@ func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune fu
 
 // round runs one Consume per group on c at once, until each goes idle or ctx is done, and
 // returns their errors joined: every one should return nil. A Consume that outlives its ctx
-// by testTimeout fails the scenario rather than hanging the package's run.
+// by testutil.Timeout fails the scenario rather than hanging the package's run.
 func (r *chaosRig) round(ctx context.Context, c *Client, tune func(QueueBuilder) QueueBuilder) error {
 	r.t.Helper()
 	errs := make([]error, len(r.cfg.groups))
@@ -417,7 +418,7 @@ func (r *chaosRig) round(ctx context.Context, c *Client, tune func(QueueBuilder)
 	select {
 	case <-done:
 	case <-ctx.Done():
-		wait(r.t, done, "a round's Consumes to return after their ctx ended")
+		testutil.Recv(r.t, done, "a round's Consumes to return after their ctx ended")
 	}
 	return errors.Join(errs...)
 }
@@ -544,11 +545,4 @@ func (r *chaosRig) deadLetters(ctx context.Context) []chaosDeadLetter {
 		}
 	}
 	return page.Messages
-}
-
-// chaosCtx bounds a scenario, so that a lost message fails it instead of hanging.
-func chaosCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), chaosDeadline)
-	t.Cleanup(cancel)
-	return ctx
 }

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -103,9 +104,9 @@ func TestStoppingLoopCanStillSend(t *testing.T) {
 		_ = c.Close()
 		close(closed)
 	}()
-	wait(t, done, "the loop to be told to stop")
+	testutil.Recv(t, done, "the loop to be told to stop")
 	require.NoError(t, c.Do(t.Context(), http.MethodPost, "/api/v1/ack/batch", nil, nil, nil))
 	finish()
-	wait(t, closed, "Close to return")
+	testutil.Recv(t, closed, "Close to return")
 	require.ErrorIs(t, c.Do(t.Context(), http.MethodPost, "/api/v1/ack/batch", nil, nil, nil), ErrClosed)
 }

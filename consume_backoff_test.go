@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -31,9 +33,9 @@ func TestConsumeBackoffDoublesAndCaps(t *testing.T) {
 	_, c, clock := backoffRig(t, "backoff", 20)
 	pushN(t, c, "backoff", "p", 1)
 	calls := make(chan int, 16)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	defer cancel()
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("backoff").RetryBackoff(100*time.Millisecond, time.Second).Each().
 			Consume(ctx, func(_ context.Context, m *Message) error {
 				calls <- m.DeliveryAttempt
@@ -41,8 +43,8 @@ func TestConsumeBackoffDoublesAndCaps(t *testing.T) {
 			})
 	})
 	for n, base := range []time.Duration{100, 200, 400, 800, 1000, 1000} {
-		assert.Equal(t, n+1, wait(t, calls, "a handler call"))
-		d := wait(t, clock.armed, "a backoff")
+		assert.Equal(t, n+1, testutil.Recv(t, calls, "a handler call"))
+		d := testutil.Recv(t, clock.armed, "a backoff")
 		base *= time.Millisecond
 		assert.GreaterOrEqual(t, d, base, "failure %d", n+1)
 		assert.LessOrEqual(t, d, min(base*5/4, time.Second), "failure %d", n+1)
@@ -53,9 +55,9 @@ func TestConsumeBackoffDoublesAndCaps(t *testing.T) {
 		}
 		clock.Advance(d)
 	}
-	wait(t, calls, "the call after the last backoff")
+	testutil.Recv(t, calls, "the call after the last backoff")
 	cancel()
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
 // RetryAfter(d, err) waits d (plus jitter), whatever RetryBackoff says, and spends no retry.
@@ -64,9 +66,9 @@ func TestConsumeRetryAfterIsHonoured(t *testing.T) {
 	_, c, clock := backoffRig(t, "after", 0)
 	pushN(t, c, "after", "p", 1)
 	var attempts []int
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("after").RetryBackoff(time.Millisecond, 10*time.Millisecond).Limit(2).Each().
-			Consume(testCtx(t), func(_ context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
 				attempts = append(attempts, m.DeliveryAttempt)
 				if len(attempts) == 1 {
 					return RetryAfter(7*time.Second, errors.New("rate limited"))
@@ -74,11 +76,11 @@ func TestConsumeRetryAfterIsHonoured(t *testing.T) {
 				return nil
 			})
 	})
-	d := wait(t, clock.armed, "the wait")
+	d := testutil.Recv(t, clock.armed, "the wait")
 	assert.GreaterOrEqual(t, d, 7*time.Second)
 	assert.LessOrEqual(t, d, 7*time.Second*5/4)
 	clock.Advance(d)
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 	assert.Equal(t, []int{1, 2}, attempts, "retry limit 0, yet delivered again: a retry spends nothing")
 	assert.Empty(t, deadLetters(t, c, "after"))
 }
@@ -92,9 +94,9 @@ func TestConsumeOtherPartitionsFlowDuringABackoff(t *testing.T) {
 	var mu sync.Mutex
 	var handled []string
 	calls := make(chan string, 16)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	defer cancel()
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("flow").Concurrency(1).Each().Consume(ctx, func(_ context.Context, m *Message) error {
 			mu.Lock()
 			handled = append(handled, m.TransactionID)
@@ -107,16 +109,16 @@ func TestConsumeOtherPartitionsFlowDuringABackoff(t *testing.T) {
 			return nil
 		})
 	})
-	assert.Equal(t, "slow-0", wait(t, calls, "the failing call"))
-	wait(t, clock.armed, "its backoff")
+	assert.Equal(t, "slow-0", testutil.Recv(t, calls, "the failing call"))
+	testutil.Recv(t, clock.armed, "its backoff")
 	pushN(t, c, "flow", "fast", 3)
 	for i := range 3 {
-		assert.Equal(t, fmt.Sprintf("fast-%d", i), wait(t, calls, "a call on the other partition"))
+		assert.Equal(t, fmt.Sprintf("fast-%d", i), testutil.Recv(t, calls, "a call on the other partition"))
 	}
 	clock.Advance(time.Second)
-	assert.Equal(t, "slow-0", wait(t, calls, "the failed message, after its backoff"))
+	assert.Equal(t, "slow-0", testutil.Recv(t, calls, "the failed message, after its backoff"))
 	cancel()
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
 // A stop ends a backoff at once, acking the held-back outcome itself: a retry spends no budget
@@ -135,13 +137,13 @@ func TestConsumeStopDuringBackoffSpendsNoBudget(t *testing.T) {
 			t.Parallel()
 			_, c, clock := backoffRig(t, "stop", tc.limit)
 			pushN(t, c, "stop", "p", 1)
-			ctx, cancel := context.WithCancel(testCtx(t))
-			done := runConsume(func() error {
+			ctx, cancel := context.WithCancel(testutil.Context(t))
+			done := testutil.Go(func() error {
 				return c.Queue("stop").Each().Consume(ctx, func(context.Context, *Message) error { return tc.outcome })
 			})
-			wait(t, clock.armed, "the backoff")
+			testutil.Recv(t, clock.armed, "the backoff")
 			cancel() // without moving the clock: the stop cuts the wait short
-			require.NoError(t, wait(t, done, "Consume"))
+			require.NoError(t, testutil.Recv(t, done, "Consume"))
 
 			assert.Empty(t, deadLetters(t, c, "stop"), "the stop spent no retry of its own")
 			msgs, err := c.Queue("stop").Pop(t.Context())
@@ -163,9 +165,9 @@ func TestConsumeShutdownCancelledHandlerIsRetriedNotFailed(t *testing.T) {
 	configureQueue(t, c, "cancelled", map[string]any{"retryLimit": 0})
 	pushN(t, c, "cancelled", "p", 1)
 	started := make(chan struct{})
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	var cause error
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("cancelled").ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, _ *Message) error {
 			close(started)
 			<-hctx.Done()
@@ -173,9 +175,9 @@ func TestConsumeShutdownCancelledHandlerIsRetriedNotFailed(t *testing.T) {
 			return hctx.Err()
 		})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	cancel()
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 	assert.ErrorIs(t, cause, errStopped)
 	assert.Empty(t, deadLetters(t, c, "cancelled"), "a stop is not the message's failure")
 	msgs, err := c.Queue("cancelled").Pop(t.Context())
@@ -190,8 +192,8 @@ func TestConsumeAckEveryBoundsRedeliveryAfterACrash(t *testing.T) {
 	srv, c := brokerAndClient(t, queentest.WithManualClock())
 	pushN(t, c, "progress", "p", 10)
 	crashed := make(chan struct{})
-	ctx, cancel := context.WithCancel(testCtx(t))
-	done := runConsume(func() error {
+	ctx, cancel := context.WithCancel(testutil.Context(t))
+	done := testutil.Go(func() error {
 		return c.Queue("progress").Batch(10).AckEvery(3, 0).ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, m *Message) error {
 			if decode(t, m).I == 7 {
 				close(crashed) // the process dies here: nothing more is sent for this batch
@@ -200,7 +202,7 @@ func TestConsumeAckEveryBoundsRedeliveryAfterACrash(t *testing.T) {
 			return nil
 		})
 	})
-	wait(t, crashed, "the crash")
+	testutil.Recv(t, crashed, "the crash")
 	srv.Advance(61 * time.Second) // the dead process's lease runs out
 	msgs, err := c.Queue("progress").Batch(10).Pop(t.Context())
 	require.NoError(t, err)
@@ -210,7 +212,7 @@ func TestConsumeAckEveryBoundsRedeliveryAfterACrash(t *testing.T) {
 	}
 	assert.Equal(t, []int{6, 7, 8, 9}, again, "0..5 were acked in two progress acks of 3")
 	cancel()
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
 // A run of 503s on the ack route, longer than the transport's retries, while the lease (10s)
@@ -224,7 +226,7 @@ func TestConsumeAckOutlivesA503Burst(t *testing.T) {
 	var mu sync.Mutex
 	deliveries := map[string]int{}
 	err := c.Queue("burst").Batch(10).LeaseTime(10*time.Second).Limit(20).Each().
-		Consume(testCtx(t), func(_ context.Context, m *Message) error {
+		Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
 			mu.Lock()
 			deliveries[m.TransactionID]++
 			mu.Unlock()
@@ -263,16 +265,16 @@ func TestConsumeRefusesBadBackoffAndAckEvery(t *testing.T) {
 func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
-	proxy, base := newCounting(t, srv.Handler())
+	proxy, base := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, base)
 	clock, _ := useManualRenewClock(c)
 	clock.armed = make(chan time.Duration, 16)
 	configureQueue(t, c, "legacy", map[string]any{"retryLimit": 10})
 	pushN(t, c, "legacy", "p", 1)
 	calls := make(chan int, 8)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	defer cancel()
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("legacy").RetryBackoff(time.Second, time.Minute).Each().
 			Consume(ctx, func(_ context.Context, m *Message) error {
 				calls <- m.DeliveryAttempt
@@ -280,18 +282,18 @@ func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
 			})
 	})
 	for i, base := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
-		assert.Zero(t, wait(t, calls, "a call"), "0.15 sends no deliveryAttempt")
-		d := wait(t, clock.armed, "a backoff")
+		assert.Zero(t, testutil.Recv(t, calls, "a call"), "0.15 sends no deliveryAttempt")
+		d := testutil.Recv(t, clock.armed, "a backoff")
 		assert.GreaterOrEqual(t, d, base)
 		assert.LessOrEqual(t, d, base*5/4)
 		// Counted once the wait is armed: the next wait's extend may already be on its way
 		// once the next call has returned.
-		assert.Equal(t, i+1, proxy.count("POST extend"), "each wait extended the lease first")
+		assert.Equal(t, i+1, proxy.Count(route.Extend), "each wait extended the lease first")
 		clock.Advance(d)
 	}
-	wait(t, calls, "the call after the third backoff")
+	testutil.Recv(t, calls, "the call after the third backoff")
 	cancel()
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
 // An ack whose answer was lost after the broker applied it is resent once by the transport;
@@ -299,15 +301,15 @@ func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
 func TestConsumeAckWithALostAnswerIsNotResentForever(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
-	proxy, base := newCounting(t, srv.Handler())
+	proxy, base := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, base)
 	pushN(t, c, "lost-answer", "p", 1)
 	srv.Fail(queentest.Fault{Route: "ack", After: true})
 	var reported errorLog
 	err := c.Queue("lost-answer").Limit(1).OnError(reported.record).Each().
-		Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+		Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	require.NoError(t, err)
-	assert.Equal(t, 2, proxy.count("POST ack"), "the request and the transport's one resend")
+	assert.Equal(t, 2, len(proxy.Of(route.FamilyAck)), "the request and the transport's one resend")
 	_, errs := reported.all()
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrOutcomeUnknown)
@@ -320,13 +322,13 @@ func TestConsumeAckWithALostAnswerIsNotResentForever(t *testing.T) {
 func TestConsumeBackoffOnALostLeaseAcksNothing(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
-	proxy, base := newCounting(t, srv.Handler())
+	proxy, base := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, base)
 	pushN(t, c, "lost-wait", "p", 1)
 	var attempts []int
 	var reported errorLog
 	err := c.Queue("lost-wait").Limit(2).OnError(reported.record).Each().
-		Consume(testCtx(t), func(_ context.Context, m *Message) error {
+		Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
 			attempts = append(attempts, m.DeliveryAttempt)
 			if len(attempts) == 1 {
 				srv.Advance(61 * time.Second) // the lease runs out while the handler runs
@@ -336,8 +338,8 @@ func TestConsumeBackoffOnALostLeaseAcksNothing(t *testing.T) {
 		})
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2}, attempts, "delivered again once the lease ran out")
-	assert.Equal(t, 1, proxy.count("POST extend"))
-	assert.Equal(t, 1, proxy.count("POST ack"), "only the redelivery was acked")
+	assert.Equal(t, 1, proxy.Count(route.Extend))
+	assert.Equal(t, 1, len(proxy.Of(route.FamilyAck)), "only the redelivery was acked")
 	_, errs := reported.all()
 	require.NotEmpty(t, errs)
 	assert.ErrorIs(t, errs[len(errs)-1], ErrLeaseLost)

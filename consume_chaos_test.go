@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Chaos: the real consume loop against the reference broker, whose faults (srv.Fail) answer 5xx,
@@ -88,7 +89,7 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 					cfg.handler.poison = 0 // a poisoned batch would dead-letter its good messages too
 				}
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosCtx(t)
+				ctx := testutil.Context(t)
 				rounds := r.drive(ctx, r.client())
 				r.verify(ctx, rounds)
 			})
@@ -120,7 +121,7 @@ func TestConsumeChaosShutdownMidFlight(t *testing.T) {
 					cfg.handler.poison = 0
 				}
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosCtx(t)
+				ctx := testutil.Context(t)
 				c := r.client()
 				cut := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0) }
 				stops := mix(seed, "stops", name)
@@ -184,7 +185,7 @@ func TestConsumeChaosClientClose(t *testing.T) {
 				t.Parallel()
 				cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosCtx(t)
+				ctx := testutil.Context(t)
 				stops := mix(seed, "closes", name)
 				total := cfg.partitions * cfg.perPartition
 				for stop := range 3 {
@@ -199,7 +200,7 @@ func TestConsumeChaosClientClose(t *testing.T) {
 						case <-fired:
 							closeErr := make(chan error, 1)
 							go func() { closeErr <- c.Close() }()
-							require.NoError(t, wait(t, closeErr, "Client.Close to return"))
+							require.NoError(t, testutil.Recv(t, closeErr, "Client.Close to return"))
 							closed = true
 						case err := <-done:
 							require.NoError(t, err)
@@ -207,7 +208,7 @@ func TestConsumeChaosClientClose(t *testing.T) {
 						}
 						// Every Consume returns nil, stopped by Close or gone idle; a group's Consume
 						// that only began once Close had started is refused with ErrClosed.
-						err := wait(t, done, "Consume to return after Close")
+						err := testutil.Recv(t, done, "Consume to return after Close")
 						if closed {
 							err = dropRefusedByClose(err)
 						}

@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -24,13 +26,13 @@ type popQueries struct {
 
 func (p *popQueries) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if routeOf(r.URL.Path) == "pop" {
+		if testutil.RouteOf(r).Family == route.FamilyPop {
 			p.mu.Lock()
 			p.list = append(p.list, r.URL.Query())
 			p.mu.Unlock()
 		}
 		next.ServeHTTP(w, r)
-		if p.answered != nil && routeOf(r.URL.Path) == "pop" {
+		if p.answered != nil && testutil.RouteOf(r).Family == route.FamilyPop {
 			select {
 			case p.answered <- struct{}{}:
 			default:
@@ -53,12 +55,12 @@ func TestConsumeDefaultsBatchOn015(t *testing.T) {
 	const backlog = 1000
 	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
 	var pops popQueries
-	proxy, base := newCounting(t, pops.wrap(srv.Handler()))
+	proxy, base := testutil.NewSpy(t, pops.wrap(srv.Handler()))
 	c := newTestClient(t, base)
 	pushN(t, c, "sized", "p", backlog)
 
 	var handled atomic.Int64
-	err := c.Queue("sized").Limit(backlog).Each().Consume(testCtx(t), func(context.Context, *Message) error {
+	err := c.Queue("sized").Limit(backlog).Each().Consume(testutil.Context(t), func(context.Context, *Message) error {
 		handled.Add(1)
 		return nil
 	})
@@ -66,7 +68,7 @@ func TestConsumeDefaultsBatchOn015(t *testing.T) {
 	assert.Equal(t, int64(backlog), handled.Load())
 	sent := pops.all()
 	t.Logf("0.15, default settings: %d pops and %d acks for %d messages (%.3f pops per message)",
-		len(sent), proxy.count("POST ack"), backlog, float64(len(sent))/backlog)
+		len(sent), len(proxy.Of(route.FamilyAck)), backlog, float64(len(sent))/backlog)
 	assert.LessOrEqual(t, len(sent), backlog/10, "at most one pop per 10 messages")
 	assert.False(t, sent[0].Has("batch"), "the first pop leaves the batch to autopilot")
 	assert.Equal(t, "true", sent[0].Get("autopilot"))
@@ -79,10 +81,10 @@ func TestConsumeLeavesBatchToAutopilotOn20(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
 	var pops popQueries
-	_, base := newCounting(t, pops.wrap(srv.Handler()))
+	_, base := testutil.NewSpy(t, pops.wrap(srv.Handler()))
 	c := newTestClient(t, base)
 	pushN(t, c, "auto", "p", 300)
-	err := c.Queue("auto").Limit(300).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+	err := c.Queue("auto").Limit(300).Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	require.NoError(t, err)
 	for i, q := range pops.all() {
 		assert.False(t, q.Has("batch"), "pop %d sent a batch", i)
@@ -96,14 +98,14 @@ func TestConsumeNewGroupOn015ReceivesWhatIsPushedAfterItsFirstPop(t *testing.T) 
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
 	pops := popQueries{answered: make(chan struct{}, 1)}
-	_, base := newCounting(t, pops.wrap(srv.Handler()))
+	_, base := testutil.NewSpy(t, pops.wrap(srv.Handler()))
 	c := newTestClient(t, base)
 	configureQueue(t, c, "fresh", map[string]any{})
 
 	handled := make(chan string, 8)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	defer cancel()
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("fresh").Group("billing").Wait(false).Limit(5).Each().
 			Consume(ctx, func(_ context.Context, m *Message) error {
 				handled <- m.TransactionID
@@ -111,13 +113,13 @@ func TestConsumeNewGroupOn015ReceivesWhatIsPushedAfterItsFirstPop(t *testing.T) 
 			})
 	})
 	for range 2 {
-		wait(t, pops.answered, "an empty answer") // the queue was empty for the group's first pops
+		testutil.Recv(t, pops.answered, "an empty answer") // the queue was empty for the group's first pops
 	}
 	pushN(t, c, "fresh", "p", 5)
 	for range 5 {
-		wait(t, handled, "a message pushed after the group's first pop")
+		testutil.Recv(t, handled, "a message pushed after the group's first pop")
 	}
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 
 	sent := pops.all()
 	assert.Equal(t, "new", sent[0].Get("subscriptionMode"), "the first pop says new")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -27,7 +28,7 @@ func TestConsumeDeadLetterIsSentBeforeTheNextMessageIsHandled(t *testing.T) {
 
 			var order []string
 			err := c.Queue("filed").Batch(4).AutoAck(autoAck).Limit(4).Each().
-				Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+				Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 					i := decode(t, m).I
 					order = append(order, fmt.Sprintf("%d@%d", i, m.DeliveryAttempt))
 					if i == 1 {

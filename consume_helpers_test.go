@@ -1,12 +1,10 @@
 package queen
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -18,9 +16,6 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
-
-// testTimeout bounds every wait of a consume test, so a broken loop fails instead of hanging.
-const testTimeout = 20 * time.Second
 
 // newTestClient is a Client for url whose transport retries fast; Close runs at cleanup.
 func newTestClient(t testing.TB, url string, opts ...Option) *Client {
@@ -90,99 +85,6 @@ func drain(t testing.TB, c *Client, queue string) []*Message {
 		}
 		all = append(all, msgs...)
 	}
-}
-
-// runConsume runs fn (a Consume call) in a goroutine and returns a channel with its result.
-func runConsume(fn func() error) <-chan error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	return done
-}
-
-// wait receives from ch or fails the test after testTimeout.
-func wait[T any](t testing.TB, ch <-chan T, what string) T {
-	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(testTimeout):
-		t.Fatalf("timed out waiting for %s", what)
-		panic("unreachable")
-	}
-}
-
-// counting is a proxy in front of a handler that counts requests by "METHOD path" and can
-// answer instead of the broker.
-type counting struct {
-	mu       sync.Mutex
-	counts   map[string]int
-	next     http.Handler
-	override func(r *http.Request) (status int, ok bool) // answer status instead of next
-}
-
-func newCounting(t testing.TB, next http.Handler) (*counting, string) {
-	p := &counting{counts: map[string]int{}, next: next}
-	srv := httptest.NewServer(p)
-	t.Cleanup(srv.Close)
-	return p, srv.URL
-}
-
-func (p *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	p.counts[r.Method+" "+routeOf(r.URL.Path)]++
-	override := p.override
-	p.mu.Unlock()
-	if override != nil {
-		if status, ok := override(r); ok {
-			if status == 0 { // drop the connection, as a crashed broker would
-				conn, _, err := w.(http.Hijacker).Hijack()
-				if err == nil {
-					_ = conn.Close()
-				}
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_, _ = fmt.Fprintf(w, `{"error":"injected %d"}`, status)
-			return
-		}
-	}
-	p.next.ServeHTTP(w, r)
-}
-
-func (p *counting) setOverride(f func(r *http.Request) (int, bool)) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.override = f
-}
-
-func (p *counting) count(key string) int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.counts[key]
-}
-
-func (p *counting) total() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := 0
-	for _, v := range p.counts {
-		n += v
-	}
-	return n
-}
-
-// routeOf names a request's route family: "pop", "ack", "extend" or the path itself.
-func routeOf(path string) string {
-	switch {
-	case len(path) >= 11 && path[:11] == "/api/v1/pop":
-		return "pop"
-	case path == "/api/v1/ack/batch" || path == "/api/v1/ack":
-		return "ack"
-	case bytes.HasSuffix([]byte(path), []byte("/extend")):
-		return "extend"
-	}
-	return path
 }
 
 // manualRenewClock is a renewClock that moves only with Advance.
@@ -283,14 +185,6 @@ type closeOnce struct {
 func newCloseOnce() *closeOnce             { return &closeOnce{ch: make(chan struct{})} }
 func (c *closeOnce) close()                { c.once.Do(func() { close(c.ch) }) }
 func (c *closeOnce) done() <-chan struct{} { return c.ch }
-
-// testCtx is t.Context() bounded by testTimeout, so a Consume that never stops fails the test
-// instead of hanging it.
-func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), testTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // modeBrokerAndClient is brokerAndClient with the broker in mode m (2.0 or 0.15).
 func modeBrokerAndClient(t testing.TB, m testmode.Mode, opts ...queentest.Option) (*queentest.Server, *Client) {

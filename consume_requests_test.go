@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // R137 with Limit: Limit is not Batch; the pop of a Consume with Limit(1) and no Batch leaves
@@ -20,12 +21,12 @@ import (
 func TestConsumeLimitLeavesBatchToAutopilot_R137(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var pops, acks recorder
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.respond(200, pop20))
-	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`), acks.respond(200, `[{"success":true}]`))
+	var pops, acks testutil.Spy
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.Respond(200, pop20))
+	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`), acks.Respond(200, `[{"success":true}]`))
 	err := c.Queue("orders").Limit(1).Each().Consume(t.Context(), func(context.Context, *queen.Message) error { return nil })
 	require.NoError(t, err)
-	first := queryOf(t, pops.all()[0])
+	first := queryOf(t, pops.All()[0])
 	assert.Equal(t, url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"}}, first)
 }
 
@@ -54,12 +55,12 @@ func TestConsumeFailureAcksNothingAbove_O18(t *testing.T) {
 func TestConsumeTimeoutZeroDoesNotSpin(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var pops recorder
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.respond(204, ""))
+	var pops testutil.Spy
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.Respond(204, ""))
 	err := c.Queue("orders").Timeout(0).IdleTimeout(500*time.Millisecond).Each().
 		Consume(t.Context(), func(context.Context, *queen.Message) error { return nil })
 	require.NoError(t, err)
-	assert.Less(t, len(pops.all()), 20, "an idle queue costs a few pops per second, not a busy loop")
+	assert.Less(t, len(pops.All()), 20, "an idle queue costs a few pops per second, not a busy loop")
 }
 
 // R137 "omits batch and partitions unless the user set them": what the user set is sent as

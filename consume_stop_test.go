@@ -26,7 +26,7 @@ func TestDefaultLoggerWarnsOfAnUnreachableBroker(t *testing.T) {
 	c, err := New("http://127.0.0.1:1", WithRetry(1, time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	defer c.Close()
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	defer cancel()
 	err = c.Queue("q").OnError(func(*Message, error) { cancel() }).Each().
 		Consume(ctx, func(context.Context, *Message) error { return nil })
@@ -50,7 +50,7 @@ func TestShutdownReturnsAtCtxEndWithAStuckHandler(t *testing.T) {
 	pushN(t, c, "stuck", "p", 1)
 
 	started, release := make(chan struct{}), make(chan struct{})
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("stuck").ShutdownTimeout(0).Each().Consume(context.Background(),
 			func(context.Context, *Message) error {
 				close(started)
@@ -58,13 +58,13 @@ func TestShutdownReturnsAtCtxEndWithAStuckHandler(t *testing.T) {
 				return nil
 			})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	ctx, cancel := context.WithCancel(context.Background())
-	shut := runConsume(func() error { return c.Shutdown(ctx) })
-	assert.Equal(t, stuckLogEvery, wait(t, clock.armed, "the stuck watch"))
+	shut := testutil.Go(func() error { return c.Shutdown(ctx) })
+	assert.Equal(t, stuckLogEvery, testutil.Recv(t, clock.armed, "the stuck watch"))
 	for range 2 {
 		clock.Advance(stuckLogEvery)
-		wait(t, clock.armed, "the next stuck watch") // made once the line was logged
+		testutil.Recv(t, clock.armed, "the next stuck watch") // made once the line was logged
 	}
 	lines := strings.Count(logs.String(), `"msg":"queen: consume handler still running after its ctx was cancelled"`)
 	assert.Equal(t, 2, lines, logs.String())
@@ -73,9 +73,9 @@ func TestShutdownReturnsAtCtxEndWithAStuckHandler(t *testing.T) {
 	assert.Contains(t, logs.String(), `"queue":"stuck","partition":"p"`)
 
 	cancel()
-	assert.ErrorIs(t, wait(t, shut, "Shutdown"), context.Canceled)
+	assert.ErrorIs(t, testutil.Recv(t, shut, "Shutdown"), context.Canceled)
 	close(release)
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 	require.NoError(t, c.Close(), "Close waits for the Close that Shutdown began")
 	assert.ErrorIs(t, c.Queue("stuck").Each().Consume(t.Context(), func(context.Context, *Message) error { return nil }), ErrClosed)
 }
@@ -86,15 +86,15 @@ func TestShutdownReturnsNilOnceLoopsStop(t *testing.T) {
 	_, c := brokerAndClient(t)
 	pushN(t, c, "idle", "p", 1)
 	handled := make(chan struct{})
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("idle").Each().Consume(context.Background(), func(context.Context, *Message) error {
 			close(handled)
 			return nil
 		})
 	})
-	wait(t, handled, "the handler")
-	require.NoError(t, c.Shutdown(testCtx(t)))
-	require.NoError(t, wait(t, done, "Consume"))
+	testutil.Recv(t, handled, "the handler")
+	require.NoError(t, c.Shutdown(testutil.Context(t)))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
 // A lost lease reaches OnError as ErrLeaseLost with the batch's first message.
@@ -106,8 +106,8 @@ func TestConsumeLostLeaseIsReportedToOnError(t *testing.T) {
 	pushN(t, c, "lost-report", "p", 1)
 	started := make(chan struct{})
 	reported := make(chan error, 4)
-	ctx, cancel := context.WithCancel(testCtx(t))
-	done := runConsume(func() error {
+	ctx, cancel := context.WithCancel(testutil.Context(t))
+	done := testutil.Go(func() error {
 		return c.Queue("lost-report").LeaseTime(10*time.Second).RenewLease(true, 0).
 			OnError(func(m *Message, err error) {
 				if errors.Is(err, ErrLeaseLost) && m != nil && m.TransactionID == "p-0" {
@@ -123,13 +123,13 @@ func TestConsumeLostLeaseIsReportedToOnError(t *testing.T) {
 				return nil
 			})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	srv.Advance(11 * time.Second)
 	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, wait(t, renewed, "the renewal"), ErrLeaseExpired)
-	assert.ErrorIs(t, wait(t, reported, "the report"), ErrLeaseLost)
+	assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
+	assert.ErrorIs(t, testutil.Recv(t, reported, "the report"), ErrLeaseLost)
 	cancel()
-	require.NoError(t, wait(t, done, "Consume"))
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
 // Ping reads the broker's health answer.

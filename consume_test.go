@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
@@ -54,7 +55,7 @@ func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
 		)
 		parallel := newCloseOnce()
 		err := c.Queue("order").Concurrency(8).Limit(partitions*perPartition).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				p := decode(t, m)
 				mu.Lock()
 				if running[p.P] {
@@ -69,7 +70,7 @@ func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
 				// The first handlers wait until a second one runs: only parallel partitions get past.
 				select {
 				case <-parallel.done():
-				case <-time.After(testTimeout):
+				case <-time.After(testutil.Timeout):
 					t.Error("no second handler ran while the first one was running")
 				}
 				inFlight.Add(-1)
@@ -116,7 +117,7 @@ func TestConsumePanicIsNackedRedeliveredThenDeadLettered(t *testing.T) {
 			seen     deliveries
 		)
 		err := c.Queue("poison").Concurrency(4).Limit(8+3).OnError(reported.record).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				mu.Lock()
 				defer mu.Unlock()
 				if decode(t, m).P == "bad" {
@@ -175,7 +176,7 @@ func TestConsumeRetryAndDeadLetterOutcomesReachTheBroker(t *testing.T) {
 		var retried []int
 		var seen deliveries
 		err := c.Queue("outcomes").Concurrency(2).Limit(3).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				if decode(t, m).P == "d" {
 					return DeadLetter(errors.New("bad input"))
 				}
@@ -212,7 +213,7 @@ func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
 		var order, attempts []string
 		var seen deliveries
 		err := c.Queue("stop").Batch(5).Limit(6).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				mu.Lock()
 				defer mu.Unlock()
 				n := seen.next(t, mode, m)
@@ -246,7 +247,7 @@ func TestConsumeDeadLetteredFailureDoesNotStrandTheRestOfTheBatch(t *testing.T) 
 		var order, attempts []string
 		var seen deliveries
 		err := c.Queue("strand").Batch(4).Limit(4).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				order = append(order, fmt.Sprintf("%d#%d", decode(t, m).I, seen.next(t, mode, m)))
 				attempts = append(attempts, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
 				if decode(t, m).I == 1 {
@@ -275,7 +276,7 @@ func TestConsumeBatchDeadLetteredFailureDoesNotStrandTheRest(t *testing.T) {
 		var order []string
 		var seen deliveries
 		err := c.Queue("strand-batch").Batch(4).AutoAck(false).Limit(6).
-			Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, msgs []*Message) error {
 				first := 0
 				for i, m := range msgs {
 					n := seen.next(t, mode, m)
@@ -306,7 +307,7 @@ func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv := mode.Server(t)
-		proxy, url := newCounting(t, srv.Handler())
+		proxy, url := testutil.NewSpy(t, srv.Handler())
 		c := newTestClient(t, url)
 		for p := range 4 {
 			pushN(t, c, "batches", fmt.Sprintf("p%d", p), 5)
@@ -315,7 +316,7 @@ func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 		got := map[string][]int{}
 		leases := map[string]bool{}
 		err := c.Queue("batches").Batch(20).Partitions(4).Concurrency(4).Limit(20).
-			Consume(testCtx(t), func(ctx context.Context, msgs []*Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, msgs []*Message) error {
 				mu.Lock()
 				defer mu.Unlock()
 				part := msgs[0].PartitionID
@@ -333,7 +334,7 @@ func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 			assert.Equal(t, []int{0, 1, 2, 3, 4}, is, p)
 		}
 		assert.Len(t, leases, 1, "the four partitions came from one pop")
-		assert.Equal(t, 4, proxy.count("POST ack"), "one batch ack per partition")
+		assert.Equal(t, 4, len(proxy.Of(route.FamilyAck)), "one batch ack per partition")
 		assert.Empty(t, drain(t, c, "batches"))
 	})
 }
@@ -351,7 +352,7 @@ func TestConsumeWithoutAutoAck(t *testing.T) {
 		var reported errorLog
 		var seen deliveries
 		err := c.Queue("manual").AutoAck(false).Limit(3).OnError(reported.record).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				mu.Lock()
 				n := seen.next(t, mode, m)
 				handled = append(handled, fmt.Sprintf("%d@%d", decode(t, m).I, n))
@@ -384,7 +385,7 @@ func TestConsumeLimitIsExactAcrossGoroutines(t *testing.T) {
 		}
 		var handled atomic.Int32
 		err := c.Queue("limit").Batch(10).Concurrency(4).Limit(5).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				handled.Add(1)
 				return nil
 			})
@@ -408,7 +409,7 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 		started, release := make(chan struct{}), make(chan struct{})
 		var mu sync.Mutex
 		var first []int
-		done := runConsume(func() error {
+		done := testutil.Go(func() error {
 			return c.Queue("cancel").Batch(10).Each().Consume(ctx, func(hctx context.Context, m *Message) error {
 				i := decode(t, m).I
 				mu.Lock()
@@ -418,7 +419,7 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 					close(started)
 					select { // bounded: a failed wait below must not leave Close waiting forever
 					case <-release:
-					case <-time.After(testTimeout):
+					case <-time.After(testutil.Timeout):
 					}
 					if hctx.Err() != nil {
 						t.Error("the handler ctx was cancelled within the shutdown grace")
@@ -427,15 +428,15 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 				return nil
 			})
 		})
-		wait(t, started, "the third message")
+		testutil.Recv(t, started, "the third message")
 		cancel()
 		close(release)
-		require.NoError(t, wait(t, done, "Consume to return"))
+		require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 		assert.Equal(t, []int{0, 1, 2}, first)
 
 		// Released with retry: they are there now, one attempt higher, on an unmoved clock.
 		var second []int
-		err := c.Queue("cancel").Limit(7).Batch(10).Each().Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+		err := c.Queue("cancel").Limit(7).Batch(10).Each().Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			assert.Equal(t, mode.Attempt(2), m.DeliveryAttempt)
 			second = append(second, decode(t, m).I)
 			return nil
@@ -451,13 +452,13 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 func TestConsumeReleasesWhatAPopBringsAfterTheStop(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, url)
 	pushN(t, c, "late", "p", 3)
-	ctx, cancel := context.WithCancel(testCtx(t))
+	ctx, cancel := context.WithCancel(testutil.Context(t))
 	defer cancel()
-	proxy.setOverride(func(r *http.Request) (int, bool) {
-		if routeOf(r.URL.Path) == "pop" {
+	proxy.Override(func(r *http.Request) (int, bool) {
+		if testutil.RouteOf(r).Family == route.FamilyPop {
 			cancel() // the stop begins while the broker is leasing
 		}
 		return 0, false
@@ -484,16 +485,16 @@ func TestConsumeShutdownTimeoutCancelsHandlersButStillAcks(t *testing.T) {
 	pushN(t, c, "grace", "p", 1)
 	ctx, cancel := context.WithCancel(t.Context())
 	started := make(chan struct{})
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("grace").ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, m *Message) error {
 			close(started)
 			<-hctx.Done()
 			return nil // finished its work despite the cancel
 		})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	cancel()
-	require.NoError(t, wait(t, done, "Consume to return"))
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 	assert.Empty(t, drain(t, c, "grace"), "the message was acked completed after the cancel")
 }
 
@@ -501,10 +502,10 @@ func TestConsumeShutdownTimeoutCancelsHandlersButStillAcks(t *testing.T) {
 func TestConsumeStopsOnClose(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	polling := newCloseOnce()
-	proxy.setOverride(func(r *http.Request) (int, bool) {
-		if routeOf(r.URL.Path) == "pop" {
+	proxy.Override(func(r *http.Request) (int, bool) {
+		if testutil.RouteOf(r).Family == route.FamilyPop {
 			polling.close()
 		}
 		return 0, false
@@ -512,11 +513,11 @@ func TestConsumeStopsOnClose(t *testing.T) {
 	c, err := New(url)
 	require.NoError(t, err)
 	h := func(context.Context, *Message) error { return nil }
-	done := runConsume(func() error { return c.Queue("idle").Each().Consume(testCtx(t), h) })
-	wait(t, polling.done(), "the first pop")
+	done := testutil.Go(func() error { return c.Queue("idle").Each().Consume(testutil.Context(t), h) })
+	testutil.Recv(t, polling.done(), "the first pop")
 	require.NoError(t, c.Close())
-	require.NoError(t, wait(t, done, "Consume to return"))
-	assert.ErrorIs(t, c.Queue("idle").Each().Consume(testCtx(t), h), ErrClosed)
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
+	assert.ErrorIs(t, c.Queue("idle").Each().Consume(testutil.Context(t), h), ErrClosed)
 }
 
 // IdleTimeout ends the loop after that long with nothing to do.
@@ -526,7 +527,7 @@ func TestConsumeIdleTimeout(t *testing.T) {
 	pushN(t, c, "idle", "p", 3)
 	var handled atomic.Int32
 	err := c.Queue("idle").IdleTimeout(100*time.Millisecond).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			handled.Add(1)
 			return nil
 		})
@@ -538,29 +539,29 @@ func TestConsumeIdleTimeout(t *testing.T) {
 func TestConsumeUnauthorizedIsFatal(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithToken("secret"))
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, url)
-	err := c.Queue("q").Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+	err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	var api *APIError
 	require.ErrorAs(t, err, &api)
 	assert.Equal(t, http.StatusUnauthorized, api.StatusCode)
-	assert.Equal(t, 1, proxy.total())
+	assert.Equal(t, 1, len(proxy.All()))
 }
 
 // O10: a 404 whose body is not JSON (a 0.15 broker without the discovery route) is fatal.
 func TestConsumeMissingRouteIsFatal(t *testing.T) {
 	t.Parallel()
-	proxy, url := newCounting(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy, url := testutil.NewSpy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not Found", http.StatusNotFound)
 	}))
 	c := newTestClient(t, url)
 	err := c.Queue("").Namespace("billing").Task("invoices").Each().
-		Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+		Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	var api *APIError
 	require.ErrorAs(t, err, &api)
 	assert.Equal(t, http.StatusNotFound, api.StatusCode)
 	assert.True(t, api.NotJSON)
-	assert.Equal(t, 1, proxy.total())
+	assert.Equal(t, 1, len(proxy.All()))
 }
 
 // Transient errors are reported, retried with a growing jittered backoff, and the loop
@@ -568,11 +569,11 @@ func TestConsumeMissingRouteIsFatal(t *testing.T) {
 func TestConsumeBacksOffOnServerErrorsAndRecovers(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	const failures = 3
 	var failed atomic.Int32
-	proxy.setOverride(func(r *http.Request) (int, bool) {
-		if routeOf(r.URL.Path) == "pop" && failed.Add(1) <= failures {
+	proxy.Override(func(r *http.Request) (int, bool) {
+		if testutil.RouteOf(r).Family == route.FamilyPop && failed.Add(1) <= failures {
 			return http.StatusServiceUnavailable, true
 		}
 		return 0, false
@@ -583,11 +584,11 @@ func TestConsumeBacksOffOnServerErrorsAndRecovers(t *testing.T) {
 	var reported errorLog
 	began := time.Now()
 	err := c.Queue("flaky").Limit(1).OnError(reported.record).Each().
-		Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+		Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	require.NoError(t, err)
 	elapsed := time.Since(began)
 
-	assert.Equal(t, failures+1, proxy.count("GET pop"), "each failure retried once, then success")
+	assert.Equal(t, failures+1, len(proxy.Of(route.FamilyPop)), "each failure retried once, then success")
 	msgs, errs := reported.all()
 	require.Len(t, errs, failures)
 	for i, err := range errs {
@@ -606,7 +607,7 @@ func TestConsumeBacksOffOnServerErrorsAndRecovers(t *testing.T) {
 func TestConsumeSurvivesBrokerRestart(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, url, WithRetry(0, time.Millisecond, time.Millisecond))
 	for p := range 4 {
 		pushN(t, c, "restart", fmt.Sprintf("p%d", p), 5)
@@ -616,13 +617,13 @@ func TestConsumeSurvivesBrokerRestart(t *testing.T) {
 	seen := map[string]bool{}
 	var down atomic.Int32
 	err := c.Queue("restart").Batch(2).LeaseTime(time.Second).IdleTimeout(3*time.Second).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			mu.Lock()
 			defer mu.Unlock()
 			seen[m.TransactionID] = true
 			if len(seen) == 5 {
 				// The broker goes away for the next 4 requests, whatever they are.
-				proxy.setOverride(func(r *http.Request) (int, bool) {
+				proxy.Override(func(r *http.Request) (int, bool) {
 					return 0, down.Add(1) <= 4
 				})
 			}
@@ -637,7 +638,7 @@ func TestConsumeSurvivesBrokerRestart(t *testing.T) {
 // Invalid options end Consume before any request.
 func TestConsumeInvalidOptionsSendNothing(t *testing.T) {
 	t.Parallel()
-	proxy, url := newCounting(t, http.NotFoundHandler())
+	proxy, url := testutil.NewSpy(t, http.NotFoundHandler())
 	c := newTestClient(t, url)
 	h := func(context.Context, *Message) error { return nil }
 	cases := map[string]QueueBuilder{
@@ -656,15 +657,15 @@ func TestConsumeInvalidOptionsSendNothing(t *testing.T) {
 		"discovery+part": c.Queue("").Namespace("n").Partition("p"),
 	}
 	for name, b := range cases {
-		err := b.Each().Consume(testCtx(t), h)
+		err := b.Each().Consume(testutil.Context(t), h)
 		assert.ErrorIs(t, err, ErrInvalidOption, name)
 		assert.Contains(t, err.Error(), strings.Split(name, "+")[0], name)
-		err = b.Consume(testCtx(t), func(context.Context, []*Message) error { return nil })
+		err = b.Consume(testutil.Context(t), func(context.Context, []*Message) error { return nil })
 		assert.ErrorIs(t, err, ErrInvalidOption, name)
 	}
-	assert.ErrorIs(t, c.Queue("q").Each().Consume(testCtx(t), nil), ErrInvalidOption)
-	assert.ErrorIs(t, c.Queue("q").Consume(testCtx(t), nil), ErrInvalidOption)
-	assert.Equal(t, 0, proxy.total())
+	assert.ErrorIs(t, c.Queue("q").Each().Consume(testutil.Context(t), nil), ErrInvalidOption)
+	assert.ErrorIs(t, c.Queue("q").Consume(testutil.Context(t), nil), ErrInvalidOption)
+	assert.Equal(t, 0, len(proxy.All()))
 }
 
 // R138, R61: the renewer keeps a batch whose handler runs three leases long; nothing is
@@ -678,26 +679,26 @@ func TestConsumeRenewalKeepsALongHandlerLeased(t *testing.T) {
 
 	started, release := make(chan struct{}), make(chan struct{})
 	var calls atomic.Int32
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("long").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(1).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				calls.Add(1)
 				close(started)
 				<-release
 				return ctx.Err()
 			})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	for range 6 { // every 5s (half the lease), 30s of broker time: three leases
 		clock.Advance(5 * time.Second)
-		require.NoError(t, wait(t, renewed, "a renewal"))
+		require.NoError(t, testutil.Recv(t, renewed, "a renewal"))
 		srv.Advance(5 * time.Second)
 		msgs, err := watcher.Queue("long").Pop(t.Context())
 		require.NoError(t, err)
 		require.Empty(t, msgs, "the leased message was handed out again")
 	}
 	close(release)
-	require.NoError(t, wait(t, done, "Consume to return"))
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 	assert.EqualValues(t, 1, calls.Load())
 	assert.Empty(t, drain(t, c, "long"), "completed under the renewed lease")
 }
@@ -706,7 +707,7 @@ func TestConsumeRenewalKeepsALongHandlerLeased(t *testing.T) {
 func TestConsumeLostLeaseCancelsTheHandler(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, url)
 	clock, renewed := useManualRenewClock(c)
 	pushN(t, c, "lost", "p", 1)
@@ -714,9 +715,9 @@ func TestConsumeLostLeaseCancelsTheHandler(t *testing.T) {
 	started := make(chan struct{}, 2)
 	causes := make(chan error, 2)
 	var attempts []int
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(2).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				attempts = append(attempts, m.DeliveryAttempt)
 				if m.DeliveryAttempt > 1 {
 					return nil
@@ -727,15 +728,15 @@ func TestConsumeLostLeaseCancelsTheHandler(t *testing.T) {
 				return ctx.Err()
 			})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	srv.Advance(11 * time.Second) // the broker expires the lease
-	acksBefore := proxy.count("POST ack")
+	acksBefore := len(proxy.Of(route.FamilyAck))
 	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, wait(t, renewed, "the renewal"), ErrLeaseExpired)
-	assert.ErrorIs(t, wait(t, causes, "the handler's ctx"), ErrLeaseLost)
-	require.NoError(t, wait(t, done, "Consume to return"))
+	assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
+	assert.ErrorIs(t, testutil.Recv(t, causes, "the handler's ctx"), ErrLeaseLost)
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 	assert.Equal(t, []int{1, 2}, attempts)
-	assert.Equal(t, acksBefore+1, proxy.count("POST ack"), "only the redelivery was acked")
+	assert.Equal(t, acksBefore+1, len(proxy.Of(route.FamilyAck)), "only the redelivery was acked")
 	assert.Empty(t, drain(t, c, "lost"))
 }
 
@@ -749,7 +750,7 @@ func TestConsumeSkipsMessagesWhoseLeaseRanOut(t *testing.T) {
 
 	var handled []string
 	err := c.Queue("expiry").Batch(3).LeaseTime(10*time.Second).Limit(3).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			handled = append(handled, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
 			if len(handled) == 1 {
 				clock.Advance(11 * time.Second) // the first message took longer than the lease

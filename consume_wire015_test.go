@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // O28 on the captured wire: a 0.15 broker answers a default Consume pop (autopilot, no batch)
@@ -30,9 +31,9 @@ func TestConsumeSizesBatchFromA015Answer_O28(t *testing.T) {
 	ackAnswer := `[{"dlq":false,"error":null,"index":0,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`
 
 	c, mt := mockClient(t)
-	var pops, acks recorder
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.respond(single.Status, single.Response))
-	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`), acks.respond(200, ackAnswer))
+	var pops, acks testutil.Spy
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.Respond(single.Status, single.Response))
+	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`), acks.Respond(200, ackAnswer))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var calls atomic.Int32
@@ -43,7 +44,7 @@ func TestConsumeSizesBatchFromA015Answer_O28(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	sent := pops.all()
+	sent := pops.All()
 	require.GreaterOrEqual(t, len(sent), 2)
 	first, second := queryOf(t, sent[0]), queryOf(t, sent[1])
 	assert.Equal(t, url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"}}, first,
@@ -72,10 +73,9 @@ func TestConsumeNewGroupSendsTheBrokersFirstPopTime_O27(t *testing.T) {
 	ackAnswer := `[{"dlq":false,"error":null,"index":0,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`
 
 	c, mt := mockClient(t)
-	var pops, acks recorder
+	var pops, acks testutil.Spy
 	var n atomic.Int32
-	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), func(req *http.Request) (*http.Response, error) {
-		pops.keep(req)
+	mt.RegisterRegexpResponder("GET", mustRegexp(`/api/v1/pop`), pops.Answer(func(req *http.Request) (*http.Response, error) {
 		body := empty
 		if n.Add(1) == 3 {
 			body = one // the third pop claims a message: the start is stored
@@ -84,8 +84,8 @@ func TestConsumeNewGroupSendsTheBrokersFirstPopTime_O27(t *testing.T) {
 		resp.Header.Set("Content-Type", "application/json")
 		resp.Header.Set("Date", date)
 		return resp, nil
-	})
-	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`), acks.respond(200, ackAnswer))
+	}))
+	mt.RegisterRegexpResponder("POST", mustRegexp(`/api/v1/ack`), acks.Respond(200, ackAnswer))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	err := c.Queue("smoke-basic").Group("g-new").Wait(false).Each().
@@ -94,7 +94,7 @@ func TestConsumeNewGroupSendsTheBrokersFirstPopTime_O27(t *testing.T) {
 			return nil
 		})
 	require.NoError(t, err)
-	sent := pops.all()
+	sent := pops.All()
 	require.GreaterOrEqual(t, len(sent), 3)
 	first, second, third := queryOf(t, sent[0]), queryOf(t, sent[1]), queryOf(t, sent[2])
 	assert.Equal(t, "new", first.Get("subscriptionMode"))

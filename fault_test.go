@@ -161,11 +161,11 @@ func TestLongPollIgnoresHTTPClientTimeout_O11(t *testing.T) {
 		msgs, err := c.Queue("orders").Wait(true).Timeout(30 * time.Second).Pop(context.Background())
 		done <- popped{msgs, err}
 	}()
-	recv(t, pollWaiting, "the pop to wait at the broker")
+	testutil.Recv(t, pollWaiting, "the pop to wait at the broker")
 	probeErr := c.Do(t.Context(), http.MethodGet, "/probe", nil, nil, nil)
 	require.Error(t, probeErr, "the ordinary request is bounded by the 100ms Timeout")
 
-	got := recv(t, done, "the pop")
+	got := testutil.Recv(t, done, "the pop")
 	require.NoError(t, got.err)
 	require.Len(t, got.msgs, 1)
 }
@@ -184,9 +184,9 @@ func TestCancelledContextAbortsWaitingPop(t *testing.T) {
 		_, err := c.Queue("q").Wait(true).Timeout(60 * time.Second).Pop(ctx)
 		errc <- err
 	}()
-	recv(t, waiting, "the pop to wait at the broker")
+	testutil.Recv(t, waiting, "the pop to wait at the broker")
 	cancel()
-	err := recv(t, errc, "the cancelled pop")
+	err := testutil.Recv(t, errc, "the cancelled pop")
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Equal(t, int32(1), n.Load(), "a cancelled pop is not retried")
 }
@@ -207,9 +207,9 @@ func TestBackoffWaitHonoursContext(t *testing.T) {
 		_, err := c.Queue("q").Push(ctx, queen.PushItem{Data: 1})
 		errc <- err
 	}()
-	recv(t, answered, "the 429")
+	testutil.Recv(t, answered, "the 429")
 	cancel()
-	require.ErrorIs(t, recv(t, errc, "the cancelled push"), context.Canceled)
+	require.ErrorIs(t, testutil.Recv(t, errc, "the cancelled push"), context.Canceled)
 }
 
 func TestDeadServerFailsOverToNext(t *testing.T) {
@@ -332,8 +332,8 @@ func TestNewValidatesOptions(t *testing.T) {
 func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(204, ""))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(204, ""))
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close(), "Close is idempotent")
 	_, err := c.Queue("q").Pop(t.Context())
@@ -341,6 +341,6 @@ func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
 	_, err = c.Queue("q").Push(t.Context(), queen.PushItem{})
 	require.ErrorIs(t, err, queen.ErrClosed)
 	require.ErrorIs(t, c.Do(t.Context(), "GET", "/health", nil, nil, nil), queen.ErrClosed)
-	assert.Empty(t, rec.all())
+	assert.Empty(t, rec.All())
 	assert.False(t, errors.Is(err, context.Canceled))
 }

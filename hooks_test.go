@@ -71,12 +71,12 @@ func (h *hookLog) handledLines() []string {
 func TestHooksSeeEveryAttemptWithItsRoutePattern(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	var rec hookLog
 	c := newTestClient(t, url, WithHooks(rec.hooks()))
 
 	var failedOnce atomic.Bool
-	proxy.setOverride(func(r *http.Request) (int, bool) {
+	proxy.Override(func(r *http.Request) (int, bool) {
 		return http.StatusServiceUnavailable, r.URL.Path == "/api/v1/push" && !failedOnce.Swap(true)
 	})
 	_, err := c.Queue("secret-queue").Partition("secret-part").Push(t.Context(), PushItem{Data: 1}, PushItem{Data: 2})
@@ -116,10 +116,10 @@ func TestHooksSeeEveryAttemptWithItsRoutePattern(t *testing.T) {
 func TestHooksSeeAFailedAttempt(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	var rec hookLog
 	c := newTestClient(t, url, WithHooks(rec.hooks()), WithRetry(0, 0, 0))
-	proxy.setOverride(func(*http.Request) (int, bool) { return 0, true }) // drop the connection
+	proxy.Override(func(*http.Request) (int, bool) { return 0, true }) // drop the connection
 	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1})
 	require.Error(t, err)
 	rec.mu.Lock()
@@ -174,7 +174,7 @@ func TestHooksSeeEveryAck(t *testing.T) {
 	require.ErrorIs(t, err, ErrTransactionFailed)
 
 	pushN(t, c, "loop", "p", 2)
-	require.NoError(t, c.Queue("loop").Limit(2).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil }))
+	require.NoError(t, c.Queue("loop").Limit(2).Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil }))
 
 	assert.Equal(t, []string{
 		"p-0 completed true",
@@ -195,7 +195,7 @@ func TestHooksSeeEveryOutcome(t *testing.T) {
 	c.hooks.add(rec.hooks())
 	pushN(t, c, "outcomes", "p", 4)
 	boom := errors.New("boom")
-	err := c.Queue("outcomes").Limit(4).RetryBackoff(0, 0).Each().Consume(testCtx(t), func(_ context.Context, m *Message) error {
+	err := c.Queue("outcomes").Limit(4).RetryBackoff(0, 0).Each().Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
 		switch m.TransactionID {
 		case "p-0":
 			return nil
@@ -236,19 +236,19 @@ func TestHooksSeeALostLease(t *testing.T) {
 	pushN(t, c, "lost", "p", 1)
 
 	started := make(chan struct{}, 1)
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(1).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 				started <- struct{}{}
 				<-ctx.Done()
 				return ctx.Err()
 			})
 	})
-	wait(t, started, "the handler")
+	testutil.Recv(t, started, "the handler")
 	srv.Advance(11 * time.Second)
 	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, wait(t, renewed, "the renewal"), ErrLeaseExpired)
-	require.NoError(t, wait(t, done, "Consume to return"))
+	assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
+	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
 
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -276,7 +276,7 @@ func TestPanickingHooksDoNotStopTheLoop(t *testing.T) {
 		}))
 	pushN(t, c, "panics", "p", 3)
 	var calls atomic.Int32
-	err := c.Queue("panics").Batch(1).Limit(3).Each().Consume(testCtx(t), func(context.Context, *Message) error {
+	err := c.Queue("panics").Batch(1).Limit(3).Each().Consume(testutil.Context(t), func(context.Context, *Message) error {
 		calls.Add(1)
 		return nil
 	})
@@ -334,7 +334,7 @@ func TestMiddlewareOrderAndOutcome(t *testing.T) {
 	pushN(t, c, "mw", "p", 1)
 	var seen any
 	err := c.Queue("mw").Use(mw("loop1")).Use(mw("loop2"), forgive).Limit(1).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
+		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			seen = ctx.Value(key{})
 			mu.Lock()
 			trace = append(trace, "handler")
@@ -365,7 +365,7 @@ func TestMiddlewareSeesBatchesAndPanics(t *testing.T) {
 		var p *PanicError
 		seenPanic = errors.As(err, &p)
 		return DeadLetter(err)
-	}).Consume(testCtx(t), func(context.Context, []*Message) error { panic("batch") })
+	}).Consume(testutil.Context(t), func(context.Context, []*Message) error { panic("batch") })
 	require.NoError(t, err)
 	assert.Equal(t, []int{3}, sizes)
 	assert.True(t, seenPanic)
@@ -376,7 +376,7 @@ func TestMiddlewareSeesBatchesAndPanics(t *testing.T) {
 	pushN(t, c, "mwp", "p", 1)
 	err = c.Queue("mwp").Limit(1).Use(func(context.Context, []*Message, func(context.Context) error) error {
 		panic("middleware")
-	}).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil })
+	}).Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	require.NoError(t, err)
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

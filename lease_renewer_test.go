@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -20,7 +22,7 @@ import (
 func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, url)
 	clock, renewed := useManualRenewClock(c)
 	var leases []string
@@ -51,9 +53,9 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 
 	clock.Advance(5 * time.Second)
 	for range 4 {
-		wait(t, renewed, "a renewal")
+		testutil.Recv(t, renewed, "a renewal")
 	}
-	assert.Equal(t, 4, proxy.count("POST extend"), "one extend per lease")
+	assert.Equal(t, 4, proxy.Count(route.Extend), "one extend per lease")
 	mu.Lock()
 	for _, id := range leases {
 		assert.Equal(t, 4, extended[id], "every holder of %s heard of the renewal", id)
@@ -68,7 +70,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	noop := c.renewer.track(leases[0], time.Second, time.Second, holder(leases[0]))
 	noop()
 	clock.Advance(time.Minute)
-	assert.Equal(t, 4, proxy.count("POST extend"), "nothing renewed after stop")
+	assert.Equal(t, 4, proxy.Count(route.Extend), "nothing renewed after stop")
 }
 
 // Renewals are sent side by side: with eight leases due at once and a broker that answers an
@@ -119,11 +121,11 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 	clock.Advance(5 * time.Second)
 	select {
 	case <-allIn:
-	case <-time.After(testTimeout):
+	case <-time.After(testutil.Timeout):
 		t.Fatal("the extends were not in flight together")
 	}
 	for range leases {
-		require.NoError(t, wait(t, renewed, "a renewal"))
+		require.NoError(t, testutil.Recv(t, renewed, "a renewal"))
 	}
 	extended.Wait()
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -16,11 +17,11 @@ import (
 func TestPopAutopilotOmitsBatch_R137(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(204, ""))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(204, ""))
 	_, err := c.Queue("orders").Autopilot(true).Pop(t.Context())
 	require.NoError(t, err)
-	q := queryOf(t, rec.only(t))
+	q := queryOf(t, rec.Only(t))
 	assert.Equal(t, url.Values{"autopilot": {"true"}}, q)
 }
 
@@ -30,10 +31,10 @@ func TestPopAutopilotOmitsBatch_R137(t *testing.T) {
 func TestSubscriptionFromKeepsTheOffset_O15(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(204, ""))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(204, ""))
 	from := time.Date(2026, 11, 29, 21, 0, 0, 0, time.FixedZone("CET", 3600))
 	_, err := c.Queue("q").Group("g").SubscriptionFrom(from).Pop(t.Context())
 	require.NoError(t, err)
-	assert.Contains(t, rec.only(t).RawQuery, "subscriptionFrom=2026-11-29T21%3A00%3A00%2B01%3A00")
+	assert.Contains(t, rec.Only(t).RawQuery, "subscriptionFrom=2026-11-29T21%3A00%3A00%2B01%3A00")
 }

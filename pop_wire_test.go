@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // The 2.0 pop result of SPEC.md §2.3 (R40–R43).
@@ -30,8 +31,8 @@ const pop015A11c = `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-05c7-7
 func TestPopDecodes20Message_R42(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, pop20))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, pop20))
 
 	msgs, err := c.Queue("orders").Group("billing").Pop(t.Context())
 	require.NoError(t, err)
@@ -57,8 +58,8 @@ func TestPopDecodes20Message_R42(t *testing.T) {
 func TestPopDecodes015Messages_O5(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, pop015A4))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, pop015A4))
 
 	msgs, err := c.Queue("smoke-basic").Partition("p1").Group("g1").Batch(10).Pop(t.Context())
 	require.NoError(t, err)
@@ -77,16 +78,16 @@ func TestPopDecodes015Messages_O5(t *testing.T) {
 	assert.Equal(t, "tx-basic-3", msgs[2].TransactionID)
 	assert.JSONEq(t, `{"n":3,"s":"three"}`, string(msgs[2].Data))
 
-	req := rec.only(t)
+	req := rec.Only(t)
 	assert.Equal(t, "/api/v1/pop/queue/smoke-basic/partition/p1", req.Path)
 }
 
 func TestPopDecodes015NullAndStringData_R44(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
+	var rec testutil.Spy
 	// wire-0.15.md B7h.
-	mt.RegisterNoResponder(rec.respond(200, `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.343739Z","data":null,"id":"01a22946-2fca-7000-8ba9-7aa58527d36f","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"c40b5d9e-327e-4778-8950-199190a29cf1"},{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.368625Z","data":"just a string","id":"01a22946-2fe3-7000-85d9-a63447316dcb","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"ed27a59e-282b-4e5e-a254-3f197c68b226"}],"partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","partitionsClaimed":1,"queue":"smoke-nopayload","success":true}`))
+	mt.RegisterNoResponder(rec.Respond(200, `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.343739Z","data":null,"id":"01a22946-2fca-7000-8ba9-7aa58527d36f","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"c40b5d9e-327e-4778-8950-199190a29cf1"},{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.368625Z","data":"just a string","id":"01a22946-2fe3-7000-85d9-a63447316dcb","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"ed27a59e-282b-4e5e-a254-3f197c68b226"}],"partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","partitionsClaimed":1,"queue":"smoke-nopayload","success":true}`))
 
 	msgs, err := c.Queue("smoke-nopayload").Batch(10).Pop(t.Context())
 	require.NoError(t, err)
@@ -121,13 +122,13 @@ func TestPopEmptyVariants_R41_O2(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(tc.status, tc.body))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(tc.status, tc.body))
 			msgs, err := c.Queue("smoke-basic").Group("g1").Wait(true).Timeout(2 * time.Second).Pop(t.Context())
 			require.NoError(t, err)
 			require.NotNil(t, msgs)
 			require.Empty(t, msgs)
-			rec.only(t)
+			rec.Only(t)
 		})
 	}
 }
@@ -136,8 +137,8 @@ func TestPopEmptyVariants_R41_O2(t *testing.T) {
 func TestPopDatabaseErrorAs200IsAPIError_O3(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"error":"ERROR:  invalid input syntax for type uuid: \"p1\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n","success":false}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"error":"ERROR:  invalid input syntax for type uuid: \"p1\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n","success":false}`))
 
 	_, err := c.Queue("q").Pop(t.Context())
 	var apiErr *queen.APIError
@@ -145,18 +146,17 @@ func TestPopDatabaseErrorAs200IsAPIError_O3(t *testing.T) {
 	assert.Equal(t, 200, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Message, "invalid input syntax for type uuid")
 	assert.Equal(t, "/api/v1/pop/queue/q", apiErr.Path)
-	rec.only(t) // a 200 is not retried
+	rec.Only(t) // a 200 is not retried
 }
 
 // A 0.15 broker answers the discovery route with an HTML 404: reported as unsupported (O4, O10).
 func TestPopDiscoveryOn015IsUnsupported_O10(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
-		rec.keep(req)
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Answer(func(req *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(404, `<html><body><h1>File Not Found</h1><hr><i>uWebSockets/20 Server</i></body></html>`), nil
-	})
+	}))
 
 	_, err := c.Queue("").Namespace("billing").Task("invoice").Pop(t.Context())
 	require.ErrorIs(t, err, errors.ErrUnsupported)
@@ -165,7 +165,7 @@ func TestPopDiscoveryOn015IsUnsupported_O10(t *testing.T) {
 	assert.Equal(t, 404, apiErr.StatusCode)
 	assert.True(t, apiErr.NotJSON)
 	assert.Contains(t, apiErr.Message, "File Not Found")
-	req := rec.only(t)
+	req := rec.Only(t)
 	assert.Equal(t, "/api/v1/pop", req.Path)
 	q, _ := url.ParseQuery(req.RawQuery)
 	assert.Equal(t, "billing", q.Get("namespace"))
@@ -215,11 +215,11 @@ func TestPopQueryParameters_O13_O14_O15(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(204, ""))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(204, ""))
 			_, err := tc.b(c).Pop(t.Context())
 			require.NoError(t, err)
-			req := rec.only(t)
+			req := rec.Only(t)
 			assert.Equal(t, tc.path, req.Path)
 			got, err := url.ParseQuery(req.RawQuery)
 			require.NoError(t, err)
@@ -232,11 +232,11 @@ func TestPopQueryParameters_O13_O14_O15(t *testing.T) {
 func TestPopEncodesPlusInTimestamp_O15(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(204, ""))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(204, ""))
 	_, err := c.Queue("q").Group("g").SubscriptionFrom(time.Unix(0, 0)).Pop(t.Context())
 	require.NoError(t, err)
-	assert.Contains(t, rec.only(t).RawQuery, "subscriptionFrom=1970-01-01T00%3A00%3A00Z")
+	assert.Contains(t, rec.Only(t).RawQuery, "subscriptionFrom=1970-01-01T00%3A00%3A00Z")
 }
 
 func TestPopRefusesInvalidSettingsBeforeSending(t *testing.T) {
@@ -254,12 +254,12 @@ func TestPopRefusesInvalidSettingsBeforeSending(t *testing.T) {
 		t.Run(setting, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(204, ""))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(204, ""))
 			_, err := b(c).Pop(t.Context())
 			require.ErrorIs(t, err, queen.ErrInvalidOption)
 			assert.Contains(t, err.Error(), setting)
-			assert.Empty(t, rec.all(), "nothing sent")
+			assert.Empty(t, rec.All(), "nothing sent")
 		})
 	}
 }
@@ -267,11 +267,11 @@ func TestPopRefusesInvalidSettingsBeforeSending(t *testing.T) {
 func TestPopRequestHeaders(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t, queen.WithToken("tok-123"))
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(204, ""))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(204, ""))
 	_, err := c.Queue("q").Pop(t.Context())
 	require.NoError(t, err)
-	h := rec.only(t).Header
+	h := rec.Only(t).Header
 	assert.Equal(t, "Bearer tok-123", h.Get("Authorization"))
 	assert.Equal(t, "queen-go/"+queen.Version, h.Get("User-Agent"))
 }
@@ -280,8 +280,8 @@ func TestPopRequestHeaders(t *testing.T) {
 func TestPopToleratesOddCreatedAt(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"success":true,"queue":"q","leaseId":"l","messages":[
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"success":true,"queue":"q","leaseId":"l","messages":[
 		{"id":"m","transactionId":"t","partitionId":"p","createdAt":"2026-11-29 21:46:13+00","data":1,"offset":-0,"deliveryAttempt":12}]}`))
 	msgs, err := c.Queue("q").Pop(t.Context())
 	require.NoError(t, err)
@@ -294,8 +294,8 @@ func TestPopToleratesOddCreatedAt(t *testing.T) {
 func TestPopRefusesNonIntegerOffset(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"success":true,"messages":[{"id":"m","offset":"7"}]}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"success":true,"messages":[{"id":"m","offset":"7"}]}`))
 	_, err := c.Queue("q").Pop(t.Context())
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)

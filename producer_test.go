@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -277,7 +278,7 @@ func TestProducerBackpressure(t *testing.T) {
 	default:
 	}
 	close(g.open)
-	require.NoError(t, wait(t, sent, "Send to return once there is room"))
+	require.NoError(t, testutil.Recv(t, sent, "Send to return once there is room"))
 	require.NoError(t, p.Close(t.Context()))
 	assert.Len(t, got.snapshot(), 4)
 	assert.Zero(t, got.byTx["q/refused"], "an item Send refused gets no OnResult")
@@ -288,7 +289,7 @@ func TestProducerBackpressure(t *testing.T) {
 // ErrClosed (and ErrOutcomeUnknown for the ones whose request was sent) and returns ctx's error.
 func TestProducerCloseWithDeadBroker(t *testing.T) {
 	t.Parallel()
-	for name, ctxFor := range map[string]func(t *testing.T) (context.Context, context.CancelFunc){
+	for name, closeCtx := range map[string]func(t *testing.T) (context.Context, context.CancelFunc){
 		"timeout": func(t *testing.T) (context.Context, context.CancelFunc) {
 			return context.WithTimeout(t.Context(), 50*time.Millisecond)
 		},
@@ -311,7 +312,7 @@ func TestProducerCloseWithDeadBroker(t *testing.T) {
 			for i := range n {
 				require.NoError(t, p.Send(t.Context(), fmt.Sprintf("q%d", i%4), PushItem{Data: i}))
 			}
-			ctx, cancel := ctxFor(t)
+			ctx, cancel := closeCtx(t)
 			defer cancel()
 			err = p.Close(ctx)
 			require.ErrorIs(t, err, ctx.Err())
@@ -344,9 +345,9 @@ func TestProducerSendBlockedByCloseIsRefused(t *testing.T) {
 	go func() { sent <- p.Send(t.Context(), "q", PushItem{Data: 2}) }()
 	closed := make(chan error, 1)
 	go func() { closed <- p.Close(t.Context()) }()
-	require.ErrorIs(t, wait(t, sent, "the blocked Send"), ErrClosed)
+	require.ErrorIs(t, testutil.Recv(t, sent, "the blocked Send"), ErrClosed)
 	close(g.open)
-	require.NoError(t, wait(t, closed, "Close"))
+	require.NoError(t, testutil.Recv(t, closed, "Close"))
 	assert.Equal(t, int64(1), srv.Lag("q", ""))
 }
 

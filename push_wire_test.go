@@ -13,14 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 func TestPushDecodes015Results_O7(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
+	var rec testutil.Spy
 	// wire-0.15.md A3.
-	mt.RegisterNoResponder(rec.respond(200, `[{"index":0,"message_id":"01a22945-db81-7000-89ce-1fc92ee081bb","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":null,"transaction_id":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"index":1,"message_id":"01a22945-db81-7001-9d7d-fce4f486f19a","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01","transaction_id":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"index":2,"message_id":"01a22945-db81-7002-97e6-b5f483cf0bfb","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":null,"transaction_id":"tx-basic-3"}]`))
+	mt.RegisterNoResponder(rec.Respond(200, `[{"index":0,"message_id":"01a22945-db81-7000-89ce-1fc92ee081bb","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":null,"transaction_id":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"index":1,"message_id":"01a22945-db81-7001-9d7d-fce4f486f19a","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01","transaction_id":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"index":2,"message_id":"01a22945-db81-7002-97e6-b5f483cf0bfb","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":null,"transaction_id":"tx-basic-3"}]`))
 
 	results, err := c.Queue("smoke-basic").Partition("p1").Push(t.Context(),
 		queen.PushItem{Data: map[string]int{"n": 1}},
@@ -36,7 +37,7 @@ func TestPushDecodes015Results_O7(t *testing.T) {
 	var body struct {
 		Items []map[string]json.RawMessage `json:"items"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(rec.only(t).Body), &body))
+	require.NoError(t, json.Unmarshal(rec.Only(t).Body, &body))
 	require.Len(t, body.Items, 3)
 	for i, it := range body.Items {
 		assert.JSONEq(t, `"smoke-basic"`, string(it["queue"]), "item %d", i)
@@ -61,8 +62,8 @@ func TestPushDecodes015Results_O7(t *testing.T) {
 func TestPushDuplicate015_R6_O7(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[{"index":0,"message_id":"01a22945-db81-7002-97e6-b5f483cf0bfb","queueName":"smoke-basic","status":"duplicate","transaction_id":"tx-basic-3"}]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[{"index":0,"message_id":"01a22945-db81-7002-97e6-b5f483cf0bfb","queueName":"smoke-basic","status":"duplicate","transaction_id":"tx-basic-3"}]`))
 	results, err := c.Queue("smoke-basic").Partition("p1").Push(t.Context(),
 		queen.PushItem{Data: map[string]int{"n": 33}, TransactionID: "tx-basic-3"})
 	require.NoError(t, err)
@@ -74,8 +75,8 @@ func TestPushDuplicate015_R6_O7(t *testing.T) {
 func TestPushDecodes20Results_R10(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(201, `[{"index":0,"transaction_id":"t1","status":"queued","message_id":"m1","partition_id":"p1","trace_id":null,"queueName":"orders","offset":0},{"index":1,"transaction_id":"t1","status":"duplicate","message_id":"m1","partition_id":"p1","trace_id":null,"queueName":"orders","offset":0}]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(201, `[{"index":0,"transaction_id":"t1","status":"queued","message_id":"m1","partition_id":"p1","trace_id":null,"queueName":"orders","offset":0},{"index":1,"transaction_id":"t1","status":"duplicate","message_id":"m1","partition_id":"p1","trace_id":null,"queueName":"orders","offset":0}]`))
 	results, err := c.Queue("orders").Push(t.Context(),
 		queen.PushItem{Data: "a", TransactionID: "t1"}, queen.PushItem{Data: "a", TransactionID: "t1"})
 	require.NoError(t, err)
@@ -83,7 +84,7 @@ func TestPushDecodes20Results_R10(t *testing.T) {
 		{TransactionID: "t1", MessageID: "m1", PartitionID: "p1", Status: "queued", Offset: 0},
 		{TransactionID: "t1", MessageID: "m1", PartitionID: "p1", Status: "duplicate", Offset: 0},
 	}, results)
-	assert.NotContains(t, rec.only(t).Body, `"partition"`, "no partition: the broker's Default")
+	assert.NotContains(t, rec.Only(t).Body, `"partition"`, "no partition: the broker's Default")
 }
 
 // Payloads of every JSON type reach the broker unchanged (R12, R44).
@@ -107,8 +108,8 @@ func TestPushPayloadTypes_R44(t *testing.T) {
 		t.Run(tc.want, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(201, `[{"index":0,"transaction_id":"t","status":"queued","message_id":"m","partition_id":"p","offset":3}]`))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(201, `[{"index":0,"transaction_id":"t","status":"queued","message_id":"m","partition_id":"p","offset":3}]`))
 			_, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: tc.data, TransactionID: "t"})
 			require.NoError(t, err)
 			var body struct {
@@ -116,7 +117,7 @@ func TestPushPayloadTypes_R44(t *testing.T) {
 					Payload json.RawMessage `json:"payload"`
 				} `json:"items"`
 			}
-			require.NoError(t, json.Unmarshal([]byte(rec.only(t).Body), &body))
+			require.NoError(t, json.Unmarshal(rec.Only(t).Body, &body))
 			assert.JSONEq(t, tc.want, string(body.Items[0].Payload))
 		})
 	}
@@ -138,39 +139,38 @@ func TestPushRefusesBadInputBeforeSending_O8(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(201, `[]`))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(201, `[]`))
 			_, err := c.Queue("q").Push(t.Context(), tc.items...)
 			require.ErrorIs(t, err, queen.ErrInvalidOption)
 			assert.Contains(t, err.Error(), tc.field)
-			assert.Empty(t, rec.all())
+			assert.Empty(t, rec.All())
 		})
 	}
 	t.Run("empty queue", func(t *testing.T) {
 		t.Parallel()
 		c, mt := mockClient(t)
-		var rec recorder
-		mt.RegisterNoResponder(rec.respond(201, `[]`))
+		var rec testutil.Spy
+		mt.RegisterNoResponder(rec.Respond(201, `[]`))
 		_, err := c.Queue("").Push(t.Context(), queen.PushItem{Data: 1})
 		require.ErrorIs(t, err, queen.ErrInvalidOption)
 		assert.Contains(t, err.Error(), "queue")
-		assert.Empty(t, rec.all())
+		assert.Empty(t, rec.All())
 	})
 }
 
 // splitRecorder answers each push with one queued result per item and records the requests.
-func splitRecorder(t *testing.T) (*queen.Client, *recorder) {
+func splitRecorder(t *testing.T) (*queen.Client, *testutil.Spy) {
 	c, mt := mockClient(t)
-	rec := &recorder{}
-	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
-		rec.keep(req)
-		all := rec.all()
+	rec := &testutil.Spy{}
+	mt.RegisterNoResponder(rec.Answer(func(req *http.Request) (*http.Response, error) {
+		all := rec.All()
 		var body struct {
 			Items []struct {
 				TransactionID string `json:"transactionId"`
 			} `json:"items"`
 		}
-		if err := json.Unmarshal([]byte(all[len(all)-1].Body), &body); err != nil {
+		if err := json.Unmarshal(all[len(all)-1].Body, &body); err != nil {
 			return nil, err
 		}
 		parts := make([]string, len(body.Items))
@@ -178,14 +178,14 @@ func splitRecorder(t *testing.T) (*queen.Client, *recorder) {
 			parts[i] = fmt.Sprintf(`{"index":%d,"transaction_id":%q,"status":"queued","message_id":"m","partition_id":"p"}`, i, it.TransactionID)
 		}
 		return httpmock.NewStringResponse(200, "["+strings.Join(parts, ",")+"]"), nil
-	})
+	}))
 	return c, rec
 }
 
-func requestSizes(rec *recorder) []int {
+func requestSizes(rec *testutil.Spy) []int {
 	sizes := []int{}
-	for _, r := range rec.all() {
-		sizes = append(sizes, strings.Count(r.Body, `"transactionId"`))
+	for _, r := range rec.All() {
+		sizes = append(sizes, strings.Count(string(r.Body), `"transactionId"`))
 	}
 	return sizes
 }
@@ -211,26 +211,26 @@ func TestPushSplitsAtTheItemLimit_R146(t *testing.T) {
 func TestPushItemPartition(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(201, `[{"index":0,"transaction_id":"a","status":"queued"},{"index":1,"transaction_id":"b","status":"queued"},{"index":2,"transaction_id":"c","status":"queued"}]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(201, `[{"index":0,"transaction_id":"a","status":"queued"},{"index":1,"transaction_id":"b","status":"queued"},{"index":2,"transaction_id":"c","status":"queued"}]`))
 	_, err := c.Queue("q").Partition("builder").Push(t.Context(),
 		queen.PushItem{Data: 1, TransactionID: "a", Partition: "p1"},
 		queen.PushItem{Data: 2, TransactionID: "b"},
 		queen.PushItem{Data: 3, TransactionID: "c", Partition: "p2"})
 	require.NoError(t, err)
-	req := rec.only(t)
+	req := rec.Only(t)
 	assert.JSONEq(t, `{"items":[
 		{"queue":"q","partition":"p1","payload":1,"transactionId":"a"},
 		{"queue":"q","partition":"builder","payload":2,"transactionId":"b"},
-		{"queue":"q","partition":"p2","payload":3,"transactionId":"c"}]}`, req.Body)
+		{"queue":"q","partition":"p2","payload":3,"transactionId":"c"}]}`, string(req.Body))
 }
 
 // A push answered with a result count that does not match is an error, not a guess.
 func TestPushResultCountMismatchIsAnError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(201, `[]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(201, `[]`))
 	_, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1})
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)
@@ -240,8 +240,8 @@ func TestPushResultCountMismatchIsAnError(t *testing.T) {
 func TestPushBuffered015_O7(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[{"index":0,"message_id":"m","queueName":"q","status":"buffered","transaction_id":"t"}]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[{"index":0,"message_id":"m","queueName":"q","status":"buffered","transaction_id":"t"}]`))
 	results, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1, TransactionID: "t"})
 	require.NoError(t, err)
 	assert.Equal(t, []queen.PushResult{{TransactionID: "t", MessageID: "m", Status: "buffered", Offset: -1}}, results)
@@ -251,8 +251,8 @@ func TestPushBuffered015_O7(t *testing.T) {
 func TestPushDatabaseErrorIsAPIError_O3(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"error":"ERROR:  duplicate key value violates unique constraint","success":false}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"error":"ERROR:  duplicate key value violates unique constraint","success":false}`))
 	_, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1})
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)
@@ -264,11 +264,11 @@ func TestPushDatabaseErrorIsAPIError_O3(t *testing.T) {
 func TestPushValidationErrorIsAPIError_R11(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(400, `{"error":"Queue must be a string"}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(400, `{"error":"Queue must be a string"}`))
 	_, err := c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1})
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, queen.APIError{StatusCode: 400, Message: "Queue must be a string", Method: "POST", Path: "/api/v1/push"}, *apiErr)
-	rec.only(t)
+	rec.Only(t)
 }

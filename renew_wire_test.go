@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 func TestRenewSendsWholeSeconds_R138_O22(t *testing.T) {
@@ -23,13 +24,13 @@ func TestRenewSendsWholeSeconds_R138_O22(t *testing.T) {
 		t.Run(extend.String(), func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
+			var rec testutil.Spy
 			// wire-0.15.md A6.
-			mt.RegisterNoResponder(rec.respond(200, `[{"error":null,"expiresAt":"2026-11-29T21:48:14.025Z","index":0,"leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","success":true}]`))
+			mt.RegisterNoResponder(rec.Respond(200, `[{"error":null,"expiresAt":"2026-11-29T21:48:14.025Z","index":0,"leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","success":true}]`))
 			exp, err := c.Renew(t.Context(), "01a22945-dbbd-7000-ae31-34cbc1c0d5de", extend)
 			require.NoError(t, err)
 			assert.Equal(t, time.Date(2026, 11, 29, 21, 48, 14, 25000000, time.UTC), exp)
-			req := rec.only(t)
+			req := rec.Only(t)
 			assert.Equal(t, http.MethodPost, req.Method)
 			assert.Equal(t, "/api/v1/lease/01a22945-dbbd-7000-ae31-34cbc1c0d5de/extend", req.Path)
 			jsonEq(t, want, req.Body)
@@ -44,9 +45,9 @@ func TestRenewRefusalIsErrLeaseExpired_O22(t *testing.T) {
 		t.Run(reason, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
+			var rec testutil.Spy
 			// wire-0.15.md B5 / G6, and the other 0.15 texts.
-			mt.RegisterNoResponder(rec.respond(200, `[{"error":"`+reason+`","expiresAt":null,"index":0,"leaseId":"00000000-0000-0000-0000-000000000000","success":false}]`))
+			mt.RegisterNoResponder(rec.Respond(200, `[{"error":"`+reason+`","expiresAt":null,"index":0,"leaseId":"00000000-0000-0000-0000-000000000000","success":false}]`))
 			exp, err := c.Renew(t.Context(), "00000000-0000-0000-0000-000000000000", time.Minute)
 			require.ErrorIs(t, err, queen.ErrLeaseExpired)
 			assert.Contains(t, err.Error(), reason)
@@ -58,8 +59,8 @@ func TestRenewRefusalIsErrLeaseExpired_O22(t *testing.T) {
 func TestRenewDatabaseErrorIsAPIError_O3(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"error":"ERROR:  could not serialize access","success":false}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"error":"ERROR:  could not serialize access","success":false}`))
 	_, err := c.Renew(t.Context(), "lid", time.Minute)
 	var apiErr *queen.APIError
 	require.ErrorAs(t, err, &apiErr)
@@ -69,24 +70,24 @@ func TestRenewDatabaseErrorIsAPIError_O3(t *testing.T) {
 func TestRenewRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[]`))
 	_, err := c.Renew(t.Context(), "", time.Minute)
 	require.ErrorIs(t, err, queen.ErrInvalidOption)
 	assert.Contains(t, err.Error(), "leaseID")
 	_, err = c.Renew(t.Context(), "lid", -time.Second)
 	require.ErrorIs(t, err, queen.ErrInvalidOption)
 	assert.Contains(t, err.Error(), "extend")
-	assert.Empty(t, rec.all())
+	assert.Empty(t, rec.All())
 }
 
 func TestMessageRenewUsesItsLease(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `[{"error":null,"expiresAt":"2026-11-29T21:48:14.025Z","index":0,"leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","success":true}]`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `[{"error":null,"expiresAt":"2026-11-29T21:48:14.025Z","index":0,"leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","success":true}]`))
 	_, err := m.Renew(t.Context(), 30*time.Second)
 	require.NoError(t, err)
-	assert.Equal(t, "/api/v1/lease/01a22945-dbbd-7000-ae31-34cbc1c0d5de/extend", rec.only(t).Path)
+	assert.Equal(t, "/api/v1/lease/01a22945-dbbd-7000-ae31-34cbc1c0d5de/extend", rec.Only(t).Path)
 }

@@ -2,10 +2,8 @@ package queen_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 const mockBase = "http://broker.test"
@@ -32,57 +31,11 @@ func mockClient(t *testing.T, opts ...queen.Option) (*queen.Client, *httpmock.Mo
 	return c, mt
 }
 
-// recorded is one request a responder saw.
-type recorded struct {
-	Method, Path, RawQuery string
-	Header                 http.Header
-	Body                   string
-}
-
-// recorder answers every request with status and body, and keeps what it saw.
-type recorder struct {
-	mu       sync.Mutex
-	requests []recorded
-}
-
-func (r *recorder) respond(status int, body string) httpmock.Responder {
-	return func(req *http.Request) (*http.Response, error) {
-		r.keep(req)
-		resp := httpmock.NewStringResponse(status, body)
-		resp.Header.Set("Content-Type", "application/json")
-		return resp, nil
-	}
-}
-
-func (r *recorder) keep(req *http.Request) {
-	var body []byte
-	if req.Body != nil {
-		body, _ = io.ReadAll(req.Body)
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.requests = append(r.requests, recorded{Method: req.Method, Path: req.URL.EscapedPath(),
-		RawQuery: req.URL.RawQuery, Header: req.Header.Clone(), Body: string(body)})
-}
-
-func (r *recorder) all() []recorded {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]recorded(nil), r.requests...)
-}
-
-func (r *recorder) only(t *testing.T) recorded {
-	t.Helper()
-	all := r.all()
-	require.Len(t, all, 1, "requests sent")
-	return all[0]
-}
-
 // popOne pops the message of a canned pop answer, for ack and renew tests.
 func popOne(t *testing.T, c *queen.Client, mt *httpmock.MockTransport, body string, group string) *queen.Message {
 	t.Helper()
-	var rec recorder
-	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop/`), rec.respond(200, body))
+	var rec testutil.Spy
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop/`), rec.Respond(200, body))
 	b := c.Queue("q")
 	if group != "" {
 		b = b.Group(group)
@@ -93,10 +46,11 @@ func popOne(t *testing.T, c *queen.Client, mt *httpmock.MockTransport, body stri
 	return msgs[0]
 }
 
-func jsonEq(t *testing.T, want, got string) {
+// jsonEq checks that a request's body is the JSON want.
+func jsonEq(t *testing.T, want string, got []byte) {
 	t.Helper()
-	require.True(t, json.Valid([]byte(got)), "not JSON: %s", got)
-	require.JSONEq(t, want, got)
+	require.True(t, json.Valid(got), "not JSON: %s", got)
+	require.JSONEq(t, want, string(got))
 }
 
 var mustRegexp = regexp.MustCompile

@@ -8,14 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // wire-0.15.md H1: a push-only transaction; 0.15 sends no status or offset.
 func TestTransactionPushOnly015(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"results":[{"index":0,"messageId":"01a22946-4d75-7000-8042-7c43b18c20a8","partitionId":"a668d092-60f3-407b-9550-b5a6e2fa45b5","queueName":"smoke-tx","success":true,"transactionId":"ba0d472a-cd54-493c-a577-43d5d7174b6d","type":"push"}],"success":true,"transactionId":"8d2beb09-165f-46c8-9a61-61999ee3efbc"}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"results":[{"index":0,"messageId":"01a22946-4d75-7000-8042-7c43b18c20a8","partitionId":"a668d092-60f3-407b-9550-b5a6e2fa45b5","queueName":"smoke-tx","success":true,"transactionId":"ba0d472a-cd54-493c-a577-43d5d7174b6d","type":"push"}],"success":true,"transactionId":"8d2beb09-165f-46c8-9a61-61999ee3efbc"}`))
 
 	res, err := c.Transaction().PushTo("smoke-tx", "p1", queen.PushItem{Data: map[string]int{"t": 1}, TransactionID: "ba0d472a-cd54-493c-a577-43d5d7174b6d"}).Commit(t.Context())
 	require.NoError(t, err)
@@ -24,7 +25,7 @@ func TestTransactionPushOnly015(t *testing.T) {
 		PartitionID: "a668d092-60f3-407b-9550-b5a6e2fa45b5", MessageID: "01a22946-4d75-7000-8042-7c43b18c20a8",
 		Status: "queued", Offset: -1,
 	}}}, res)
-	jsonEq(t, `{"operations":[{"type":"push","items":[{"queue":"smoke-tx","partition":"p1","payload":{"t":1},"transactionId":"ba0d472a-cd54-493c-a577-43d5d7174b6d"}]}]}`, rec.only(t).Body)
+	jsonEq(t, `{"operations":[{"type":"push","items":[{"queue":"smoke-tx","partition":"p1","payload":{"t":1},"transactionId":"ba0d472a-cd54-493c-a577-43d5d7174b6d"}]}]}`, rec.Only(t).Body)
 }
 
 // Ack operations carry the message's leaseId and group (O23, R128); results follow §2.3.
@@ -32,8 +33,8 @@ func TestTransactionAckAndPush_R126(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"transactionId":"tx-9","success":true,"results":[
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"transactionId":"tx-9","success":true,"results":[
 		{"index":0,"type":"ack","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","error":null,"dlq":false,"leaseReleased":false},
 		{"index":1,"type":"push","success":true,"status":"duplicate","transactionId":"out-1","messageId":"m-out","partitionId":"p-out","queueName":"invoices","offset":4}]}`))
 
@@ -51,7 +52,7 @@ func TestTransactionAckAndPush_R126(t *testing.T) {
 
 	jsonEq(t, `{"operations":[
 		{"type":"ack","transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"completed","consumerGroup":"g1"},
-		{"type":"push","items":[{"queue":"invoices","payload":"inv","transactionId":"out-1"}]}]}`, rec.only(t).Body)
+		{"type":"push","items":[{"queue":"invoices","payload":"inv","transactionId":"out-1"}]}]}`, rec.Only(t).Body)
 	assert.ErrorIs(t, m.Ack(t.Context()), queen.ErrAlreadySettled, "a committed ack settles the message")
 }
 
@@ -61,17 +62,17 @@ func TestTransactionRollback_R127(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, `{"transactionId":"tx-1","success":false,"error":"operation 0: Invalid or expired lease","results":[]}`))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, `{"transactionId":"tx-1","success":false,"error":"operation 0: Invalid or expired lease","results":[]}`))
 
 	res, err := c.Transaction().Ack(m, queen.StatusCompleted).Push("out", queen.PushItem{Data: 1}).Commit(t.Context())
 	require.ErrorIs(t, err, queen.ErrTransactionFailed)
 	assert.Contains(t, err.Error(), "operation 0: Invalid or expired lease")
 	assert.Equal(t, "tx-1", res.TransactionID)
-	rec.only(t)
+	rec.Only(t)
 
-	var ack recorder
-	mt.RegisterNoResponder(ack.respond(200, ack015A5))
+	var ack testutil.Spy
+	mt.RegisterNoResponder(ack.Respond(200, ack015A5))
 	require.NoError(t, m.Nack(t.Context(), nil), "the rolled-back ack left the message unsettled")
 }
 
@@ -96,12 +97,12 @@ func TestTransactionRefusesInvalidPiecesBeforeSending(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(200, `{}`))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(200, `{}`))
 			_, err := tc.build(c.Transaction()).Commit(t.Context())
 			require.ErrorIs(t, err, queen.ErrInvalidOption)
 			assert.Contains(t, err.Error(), tc.field)
-			assert.Empty(t, rec.all())
+			assert.Empty(t, rec.All())
 		})
 	}
 }
@@ -110,27 +111,27 @@ func TestTransactionRefusesSettledMessage(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop015A4, "g1")
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(200, ack015A5))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
 	require.NoError(t, m.Ack(t.Context()))
 	_, err := c.Transaction().Ack(m, queen.StatusCompleted).Commit(t.Context())
 	require.ErrorIs(t, err, queen.ErrAlreadySettled)
-	rec.only(t)
+	rec.Only(t)
 }
 
 func TestDoDecodesAndReportsErrors(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterResponder("GET", mockBase+"/api/v1/dlq", rec.respond(200, `{"messages":[],"pagination":{"limit":100,"offset":0}}`))
-	mt.RegisterResponder("DELETE", mockBase+"/api/v1/dlq/x", rec.respond(404, `{"error":"dead letter not found"}`))
-	mt.RegisterResponder("POST", mockBase+"/api/v1/dlq/y/replay", rec.respond(404, `<html><body><h1>File Not Found</h1><hr><i>uWebSockets/20 Server</i></body></html>`))
-	mt.RegisterResponder("POST", mockBase+"/api/v1/configure", rec.respond(200, `{"configured":true}`))
+	var rec testutil.Spy
+	mt.RegisterResponder("GET", mockBase+"/api/v1/dlq", rec.Respond(200, `{"messages":[],"pagination":{"limit":100,"offset":0}}`))
+	mt.RegisterResponder("DELETE", mockBase+"/api/v1/dlq/x", rec.Respond(404, `{"error":"dead letter not found"}`))
+	mt.RegisterResponder("POST", mockBase+"/api/v1/dlq/y/replay", rec.Respond(404, `<html><body><h1>File Not Found</h1><hr><i>uWebSockets/20 Server</i></body></html>`))
+	mt.RegisterResponder("POST", mockBase+"/api/v1/configure", rec.Respond(200, `{"configured":true}`))
 
 	var raw json.RawMessage
 	require.NoError(t, c.Do(t.Context(), "GET", "/api/v1/dlq", map[string][]string{"queue": {"a b"}}, nil, &raw))
 	assert.JSONEq(t, `{"messages":[],"pagination":{"limit":100,"offset":0}}`, string(raw))
-	assert.Equal(t, "queue=a+b", rec.all()[0].RawQuery)
+	assert.Equal(t, "queue=a+b", rec.All()[0].RawQuery)
 
 	err := c.Do(t.Context(), "DELETE", "/api/v1/dlq/x", nil, nil, nil)
 	var apiErr *queen.APIError
@@ -145,5 +146,5 @@ func TestDoDecodesAndReportsErrors(t *testing.T) {
 	var out struct{ Configured bool }
 	require.NoError(t, c.Do(t.Context(), "POST", "/api/v1/configure", nil, map[string]string{"queue": "q"}, &out))
 	assert.True(t, out.Configured)
-	jsonEq(t, `{"queue":"q"}`, rec.all()[3].Body)
+	jsonEq(t, `{"queue":"q"}`, rec.All()[3].Body)
 }

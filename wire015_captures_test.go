@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // capture is one exchange of wire-0.15.md, kept verbatim in testdata (pop, push, ack, extend
@@ -61,8 +62,8 @@ func TestWire015EveryPopCapture_O2_O5(t *testing.T) {
 			}
 			require.NoError(t, json.Unmarshal([]byte(cp.Response), &want))
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(cp.Status, cp.Response))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(cp.Status, cp.Response))
 
 			msgs, err := c.Queue("q").Pop(t.Context())
 			require.NoError(t, err)
@@ -101,8 +102,8 @@ func TestWire015EveryAckCapture_O3_O20(t *testing.T) {
 		t.Run(cp.Title, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(cp.Status, cp.Response))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(cp.Status, cp.Response))
 			var want []struct {
 				Success, DLQ, LeaseReleased bool
 				Error                       *string
@@ -151,8 +152,8 @@ func TestWire015EveryExtendCapture_O22(t *testing.T) {
 		t.Run(cp.Title, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(cp.Status, cp.Response))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(cp.Status, cp.Response))
 			at, err := c.Renew(t.Context(), "01a22945-dbbd-7000-ae31-34cbc1c0d5de", time.Minute)
 			if cp.Status != 200 {
 				var apiErr *queen.APIError
@@ -171,7 +172,7 @@ func TestWire015EveryExtendCapture_O22(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.True(t, want[0].ExpiresAt.Equal(at))
-			jsonEq(t, `{"seconds":60}`, rec.only(t).Body)
+			jsonEq(t, `{"seconds":60}`, rec.Only(t).Body)
 		})
 	}
 }
@@ -187,8 +188,8 @@ func TestWire015EveryPushCapture_O7(t *testing.T) {
 		t.Run(cp.Title, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			var rec recorder
-			mt.RegisterNoResponder(rec.respond(cp.Status, cp.Response))
+			var rec testutil.Spy
+			mt.RegisterNoResponder(rec.Respond(cp.Status, cp.Response))
 			items := make([]queen.PushItem, len(req.Items))
 			for i := range items {
 				items[i] = queen.PushItem{Data: i}
@@ -222,8 +223,8 @@ func TestWire015TransactionCapture_H1(t *testing.T) {
 	t.Parallel()
 	cp := loadCaptures(t, "tx")[0]
 	c, mt := mockClient(t)
-	var rec recorder
-	mt.RegisterNoResponder(rec.respond(cp.Status, cp.Response))
+	var rec testutil.Spy
+	mt.RegisterNoResponder(rec.Respond(cp.Status, cp.Response))
 	res, err := c.Transaction().PushTo("smoke-tx", "p1", queen.PushItem{Data: map[string]int{"t": 1}}).Commit(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, "8d2beb09-165f-46c8-9a61-61999ee3efbc", res.TransactionID)

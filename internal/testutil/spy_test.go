@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -43,6 +44,24 @@ func TestSpyOverrideAnswersInsteadOfTheServer(t *testing.T) {
 	spy.Override(func(r *http.Request) (int, bool) { return 0, true })
 	_, err = http.Get(url + "/api/v1/pop/queue/q")
 	assert.Error(t, err, "a dropped connection")
+}
+
+func TestSpyAnswerRecordsAndLetsTheTestAnswer(t *testing.T) {
+	var spy Spy
+	mt := httpmock.NewMockTransport()
+	n := 0
+	mt.RegisterNoResponder(spy.Answer(func(*http.Request) (*http.Response, error) {
+		n++
+		return httpmock.NewStringResponse(200+n, ""), nil
+	}))
+	hc := &http.Client{Transport: mt}
+	for want := range []int{201, 202} {
+		resp, err := hc.Get("http://broker.test/api/v1/pop/queue/q")
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, 201+want, resp.StatusCode)
+	}
+	assert.Equal(t, 2, spy.Count(route.PopQueue))
 }
 
 func TestRecvFailsNothingWhenAValueArrives(t *testing.T) {
