@@ -29,12 +29,3 @@ func TestOutcomeMapsHandlerErrors(t *testing.T) {
 		assert.Equal(t, tc.text, text, "%v", tc.err)
 	}
 }
-
-func TestMarkSettledOnlyOnce(t *testing.T) {
-	t.Parallel()
-	var m Message
-	assert.True(t, m.markSettled())
-	assert.False(t, m.markSettled())
-	m.unsettle()
-	assert.True(t, m.markSettled())
-}

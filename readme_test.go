@@ -4,10 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
-	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/queentest"
+	"github.com/stretchr/testify/require"
 )
 
 // The README's "Testing your own worker" snippet, kept compiling and passing (R54, R57).

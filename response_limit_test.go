@@ -4,13 +4,30 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/queenmq/queen-go"
 )
+
+// An answer larger than WithMaxResponseBytes fails, naming the limit.
+func TestAcceptanceMaxResponseBytes(t *testing.T) {
+	t.Parallel()
+	srv := testmode.Modes[0].Server(t)
+	c, err := queen.New(srv.URL(), queen.WithMaxResponseBytes(512))
+	require.NoError(t, err)
+	defer c.Close()
+	big := strings.Repeat("x", 2048)
+	_, err = c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: big})
+	require.NoError(t, err)
+	_, err = c.Queue("q").Pop(testutil.Context(t))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "512")
+}
 
 // streamGiB answers every request with 200 and up to 1 GiB of a JSON-looking body, without a
 // Content-Length, stopping when the client goes away.

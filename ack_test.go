@@ -1,0 +1,57 @@
+package queen
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
+)
+
+func BenchmarkEncodeAckBatch(b *testing.B) {
+	items := ackItems()
+	testutil.CPULoop(b, func() {
+		if body, err := encodeAckBatch(items); err != nil || len(body) == 0 {
+			b.Fatal(err)
+		}
+	})
+}
+
+func BenchmarkDecodeAckResults(b *testing.B) {
+	req := &request{method: http.MethodPost, path: "/api/v1/ack/batch"}
+	items := ackItems()
+	b.SetBytes(int64(len(ackAnswer100)))
+	testutil.CPULoop(b, func() {
+		results, err := ackResults(ackAnswer100, req, items)
+		if err != nil || len(results) != 100 || !results[99].LeaseReleased {
+			b.Fatal(err)
+		}
+	})
+}
+
+// ackItems are 100 messages of one partition and group, as a pop leases them.
+func ackItems() []AckItem {
+	items := make([]AckItem, 100)
+	for i := range items {
+		items[i] = AckItem{Status: StatusCompleted, Message: &Message{
+			TransactionID: fmt.Sprintf("01a2315b-2269-74c8-897e-ed8c51f1%04d", i),
+			PartitionID:   "99fee5aa-5753-422b-be1c-ed7420de2cb2", LeaseID: "f5ba7391-6469-4851-b87a-0ea9404f65a7",
+			ConsumerGroup: "billing"}}
+	}
+	return items
+}
+
+// ackAnswer100 is the reference broker's answer to a batch ack of 100 items.
+var ackAnswer100 = func() []byte {
+	var s strings.Builder
+	s.WriteByte('[')
+	for i := range 100 {
+		if i > 0 {
+			s.WriteByte(',')
+		}
+		fmt.Fprintf(&s, `{"index":%d,"transactionId":"01a2315b-2269-74c8-897e-ed8c51f1%04d","success":true,"error":null,"queueName":"orders","partitionName":"eu-west","leaseReleased":%t,"dlq":false}`, i, i, i == 99)
+	}
+	s.WriteByte(']')
+	return []byte(s.String())
+}()
