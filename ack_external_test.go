@@ -15,8 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// AckBatch reports refusals per item; the request itself succeeded.
-func TestAcceptanceAckBatchPerItem(t *testing.T) {
+// AckBatch reports refusals per item, the request itself succeeding; an empty list is answered
+// without a request.
+func TestAckBatchAnswersPerItem(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, _, c := tapped(t, m, queentest.WithManualClock())
@@ -41,18 +42,21 @@ func TestAcceptanceAckBatchPerItem(t *testing.T) {
 	})
 }
 
-// wire-0.15.md A5: one completed ack, answered as an array.
-const ack015A5 = `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"}]`
+// ack015Completed is a captured 0.15 answer to one completed ack: an array.
+const ack015Completed = `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"}]`
 
-// wire-0.15.md A7b: the same ack again, refused because the lease is gone (R79).
-const ack015A7b = `[{"dlq":false,"error":"Invalid or expired lease","index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":false,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"}]`
+// ack015LeaseGone is the captured answer to the same ack sent again, refused because the lease
+// is gone.
+const ack015LeaseGone = `[{"dlq":false,"error":"Invalid or expired lease","index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":false,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"}]`
 
-func TestAckSendsLeaseAndGroup_R66(t *testing.T) {
+// An ack sends the message's transactionId, partitionId and leaseId as delivered, its status and
+// the group that popped it.
+func TestAnAckSendsTheMessagesLeaseAndGroup(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
+	mt.RegisterNoResponder(rec.Respond(200, ack015Completed))
 
 	res, err := c.Ack(t.Context(), m, queen.StatusCompleted)
 	require.NoError(t, err)
@@ -62,14 +66,16 @@ func TestAckSendsLeaseAndGroup_R66(t *testing.T) {
 	assert.Equal(t, "/api/v1/ack", req.Path)
 	assert.Equal(t, http.MethodPost, req.Method)
 	assert.Equal(t, "application/json", req.Header.Get("Content-Type"))
-	// Byte-for-byte the fields of wire-0.15.md A5's request.
+	// Byte for byte the fields of the captured request.
 	jsonEq(t, `{"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"completed","consumerGroup":"g1"}`, req.Body)
 }
 
-func TestAckQueueModeOmitsGroupAndSendsError_O13(t *testing.T) {
+// In queue mode an ack names no group (a 0.15 broker would read an empty one as the group ""),
+// and it sends WithError's text.
+func TestAQueueModeAckNamesNoGroupAndSendsItsError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A11c, "")
+	m := popOne(t, c, mt, pop015QueueMode, "")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `[{"dlq":true,"error":null,"index":0,"leaseReleased":false,"partitionName":"Default","queueName":"smoke-qdlq","success":true,"transactionId":"tx-basic-3"}]`))
 
@@ -79,12 +85,14 @@ func TestAckQueueModeOmitsGroupAndSendsError_O13(t *testing.T) {
 	jsonEq(t, `{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","status":"failed","error":"qfail"}`, rec.Only(t).Body)
 }
 
-func TestAckRefusedLeaseIsErrLeaseExpired_R117(t *testing.T) {
+// An ack refused because the lease is no longer the live one is ErrLeaseExpired, and the
+// message stays settled: the broker answered.
+func TestAnAckRefusedForItsLeaseIsErrLeaseExpired(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(200, ack015A7b))
+	mt.RegisterNoResponder(rec.Respond(200, ack015LeaseGone))
 
 	res, err := c.Ack(t.Context(), m, queen.StatusCompleted)
 	require.ErrorIs(t, err, queen.ErrLeaseExpired)
@@ -94,19 +102,21 @@ func TestAckRefusedLeaseIsErrLeaseExpired_R117(t *testing.T) {
 	rec.Only(t)
 }
 
-func TestAckRefusalsAreErrors_O20(t *testing.T) {
+// Any other refusal is an error with the broker's reason, or "refused" when a 0.15 broker gives
+// none (an unknown status).
+func TestAnAckRefusalIsAnErrorWithItsReason(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		// wire-0.15.md B3: unknown transactionId.
+		// An unknown transactionId.
 		"Message not found": `[{"dlq":false,"error":"Message not found","index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-lease","success":false,"transactionId":"does-not-exist"}]`,
-		// wire-0.15.md B3c: refused with a null error.
+		// Refused with a null error.
 		"refused": `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-lease","success":false,"transactionId":"6021a6ad-29b8-45b6-971b-0c4cd9bd841c"}]`,
 	}
 	for reason, body := range cases {
 		t.Run(reason, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			m := popOne(t, c, mt, pop015A4, "g1")
+			m := popOne(t, c, mt, pop015Group, "g1")
 			var rec testutil.Spy
 			mt.RegisterNoResponder(rec.Respond(200, body))
 			res, err := c.Ack(t.Context(), m, queen.StatusCompleted)
@@ -119,11 +129,12 @@ func TestAckRefusalsAreErrors_O20(t *testing.T) {
 	}
 }
 
-// wire-0.15.md B3b: a database error answered as a 200 object, not an array (O3).
-func TestAckDatabaseErrorIsAPIError_O3(t *testing.T) {
+// A 0.15 database error answered as a 200 object, not an array, is an *APIError, and the message
+// may be settled again.
+func TestAnAckAnsweredWithADatabaseErrorIsAnAPIError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `{"error":"ERROR:  invalid input syntax for type uuid: \"p1\"\nCONTEXT:  PL/pgSQL function ack_messages_v2(jsonb) line 14 at FOR over SELECT rows\n","success":false}`))
 
@@ -133,21 +144,22 @@ func TestAckDatabaseErrorIsAPIError_O3(t *testing.T) {
 	assert.Equal(t, 200, apiErr.StatusCode)
 	assert.Contains(t, apiErr.Message, "invalid input syntax")
 	// The ack did not get through, so the message can be settled again.
-	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
+	mt.RegisterNoResponder(rec.Respond(200, ack015Completed))
 	require.NoError(t, m.Ack(t.Context()))
 }
 
-func TestAckBatchMatchesResultsByPosition_R85(t *testing.T) {
+// A batch ack's results are matched to its items by position, a refusal in the middle included.
+func TestAckBatchMatchesResultsToItemsByPosition(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pop testutil.Spy
-	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop/`), pop.Respond(200, pop015A4))
+	mt.RegisterRegexpResponder(http.MethodGet, mustRegexp(`/api/v1/pop/`), pop.Respond(200, pop015Group))
 	msgs, err := c.Queue("smoke-basic").Partition("p1").Group("g1").Batch(10).Pop(t.Context())
 	require.NoError(t, err)
 	require.Len(t, msgs, 3)
 
 	var rec testutil.Spy
-	// wire-0.15.md A7, with a refusal (B2b) in the middle.
+	// A captured batch ack, with a refusal in the middle.
 	mt.RegisterNoResponder(rec.Respond(200, `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"dlq":false,"error":"Invalid or expired lease","index":0,"leaseReleased":false,"partitionName":"p1","queueName":"smoke-lease","success":false,"transactionId":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"dlq":false,"error":null,"index":1,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`))
 
 	results, err := c.AckBatch(t.Context(), []queen.AckItem{
@@ -172,10 +184,11 @@ func TestAckBatchMatchesResultsByPosition_R85(t *testing.T) {
 		{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","status":"completed"}]}`, req.Body)
 }
 
-func TestAckBatchMissingResultIsNotSuccess(t *testing.T) {
+// An item the answer has no result for is not a success.
+func TestAnAckBatchItemWithoutAResultIsNotASuccess(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `[]`))
 	results, err := c.AckBatch(t.Context(), []queen.AckItem{{Message: m, Status: queen.StatusRetry}})
@@ -185,20 +198,21 @@ func TestAckBatchMissingResultIsNotSuccess(t *testing.T) {
 	assert.NotEmpty(t, results[0].Error)
 }
 
-func TestAckBatchQueueModeHasNoGroup_O13(t *testing.T) {
+// A queue-mode batch ack names no group.
+func TestAQueueModeBatchAckNamesNoGroup(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A11c, "")
+	m := popOne(t, c, mt, pop015QueueMode, "")
 	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
+	mt.RegisterNoResponder(rec.Respond(200, ack015Completed))
 	_, err := c.AckBatch(t.Context(), []queen.AckItem{{Message: m, Status: queen.StatusDLQ, Error: "bad"}})
 	require.NoError(t, err)
 	jsonEq(t, `{"acknowledgments":[{"transactionId":"tx-basic-3","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","status":"dlq","error":"bad"}]}`, rec.Only(t).Body)
 }
 
 // Items a broker would reject as a whole request are refused locally; an empty list sends
-// nothing (O19).
-func TestAckBatchValidatesBeforeSending_O19(t *testing.T) {
+// nothing (a 0.15 broker never answers one).
+func TestAckBatchRefusesBadItemsBeforeSending(t *testing.T) {
 	t.Parallel()
 	good := &queen.Message{TransactionID: "t", PartitionID: "p"}
 	cases := []struct {
@@ -235,8 +249,8 @@ func TestAckBatchValidatesBeforeSending_O19(t *testing.T) {
 	})
 }
 
-// Consume semantics: "The text of every error reaches the broker as the ack's error", whatever
-// characters it holds; the identifiers go back exactly as they came (O6).
+// The text of every error reaches the broker as the ack's error, whatever characters it holds;
+// the identifiers go back exactly as they came.
 func TestAckErrorTextReachesTheBrokerIntact(t *testing.T) {
 	t.Parallel()
 	const text = "he said \"no\" \\ <b>&</b>\n\t\u2028 ünï 😀 \x01 end"
@@ -253,7 +267,9 @@ func TestAckErrorTextReachesTheBrokerIntact(t *testing.T) {
 		"status": "dlq", "consumerGroup": "g<1>", "error": text}, body)
 }
 
-func TestIntegrationEveryAckStatus_R67_R69_R71_R72(t *testing.T) {
+// Every ack status on either broker: completed and dlq leave the message done (dlq filed), failed
+// and retry deliver it again one attempt higher.
+func TestEveryAckStatusDoesWhatItSays(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		status    queen.Status
@@ -295,7 +311,9 @@ func TestIntegrationEveryAckStatus_R67_R69_R71_R72(t *testing.T) {
 	})
 }
 
-func TestIntegrationBatchAckReleasesLease_R53_R85(t *testing.T) {
+// A batch ack completing a whole leased batch ends the lease at once; a second batch under the
+// ended lease is refused item by item.
+func TestABatchAckOfTheWholeBatchEndsItsLease(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeClient(t, mode)
@@ -317,7 +335,7 @@ func TestIntegrationBatchAckReleasesLease_R53_R85(t *testing.T) {
 		}
 		assert.True(t, results[2].LeaseReleased)
 
-		// A second batch with the ended lease is refused item by item (R79).
+		// A second batch with the ended lease is refused item by item.
 		results, err = c.AckBatch(t.Context(), items)
 		require.NoError(t, err)
 		for _, r := range results {
@@ -328,12 +346,12 @@ func TestIntegrationBatchAckReleasesLease_R53_R85(t *testing.T) {
 	})
 }
 
-// O1, O3, O19, O20: every 0.15 ack answer: arrays matched to the items by position, a 200
+// Every captured 0.15 ack answer: arrays matched to the items by position, a 200
 // object and a 400 as *APIError.
-func TestWire015EveryAckCapture_O3_O20(t *testing.T) {
+func TestEveryCaptured015AckAnswerIsRead(t *testing.T) {
 	t.Parallel()
-	for _, cp := range loadCaptures(t, "ack") {
-		t.Run(cp.Title, func(t *testing.T) {
+	for _, cp := range testutil.Captures(t, captures015, "ack") {
+		t.Run(cp.Name(), func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			var rec testutil.Spy

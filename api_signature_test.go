@@ -12,44 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// The Producer section of API.md, as a caller compiles against it.
-func TestAcceptanceProducerSignatures(t *testing.T) {
-	t.Parallel()
-	c, err := queen.New("http://127.0.0.1:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cfg := queen.ProducerConfig{
-		Linger:      time.Millisecond,
-		MaxBatch:    1,
-		MaxBuffered: 1,
-		OnResult:    func(queue string, item queen.PushItem, res queen.PushResult, err error) {},
-	}
-	var _ func(queen.ProducerConfig) (*queen.Producer, error) = c.NewProducer
-	p, err := c.NewProducer(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		_ func(context.Context, string, queen.PushItem) error = p.Send
-		_ func(context.Context) error                         = p.Flush
-		_ func(context.Context) error                         = p.Close
-	)
-	if err := p.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var (
-		_ queen.Handler      = func(ctx context.Context, m *queen.Message) error { return nil }
-		_ queen.BatchHandler = func(ctx context.Context, msgs []*queen.Message) error { return nil }
-		_ queen.Option       = queen.WithToken("t")
-		_ queen.AckOption    = queen.WithError("e")
-		_ error              = &queen.APIError{}
-		_ queen.EachBuilder  = c.Queue("q").Each()
-	)
-}
-
-// Every signature of API.md, as a caller compiles against it.
+// The client, builder, message and transaction API, as a caller compiles against it: a
+// change of a name or a signature fails to build.
 func TestAPISignatures(t *testing.T) {
 	t.Parallel()
 	var (
@@ -122,6 +86,14 @@ func TestAPISignatures(t *testing.T) {
 		_ func(string, ...queen.PushItem) *queen.Transaction                        = tx.Push
 		_ func(string, string, ...queen.PushItem) *queen.Transaction                = tx.PushTo
 	)
+	var (
+		_ queen.Handler      = func(ctx context.Context, m *queen.Message) error { return nil }
+		_ queen.BatchHandler = func(ctx context.Context, msgs []*queen.Message) error { return nil }
+		_ queen.Option       = queen.WithToken("t")
+		_ queen.AckOption    = queen.WithError("e")
+		_ error              = &queen.APIError{}
+		_ queen.EachBuilder  = c.Queue("q").Each()
+	)
 	_ = queen.AckItem{Message: &m, Status: queen.StatusFailed, Error: "e"}
 	_ = queen.AckResult{TransactionID: "t", Success: true, Error: "", DLQ: false, LeaseReleased: false}
 	_ = queen.PushItem{Data: 1, TransactionID: "t", TraceID: "", Partition: "p"}
@@ -135,7 +107,7 @@ func TestAPISignatures(t *testing.T) {
 	assert.Equal(t, []queen.SubscriptionMode{"new", "all"}, []queen.SubscriptionMode{queen.SubscribeNew, queen.SubscribeAll})
 }
 
-// The Observability section of API.md, as a caller compiles against it.
+// Middleware and hooks, as a caller compiles against them.
 func TestObservabilitySignatures(t *testing.T) {
 	t.Parallel()
 	var (
@@ -165,8 +137,8 @@ func TestObservabilitySignatures(t *testing.T) {
 	var _ func(...queen.Middleware) queen.QueueBuilder = c.Queue("q").Use
 }
 
-// The "Production behaviour of the consume loop" section of API.md, as a caller compiles
-// against it.
+// The consume loop's backoff, outcomes, health check and bounded shutdown, as a caller
+// compiles against them.
 func TestConsumeProductionSignatures(t *testing.T) {
 	t.Parallel()
 	var (
@@ -190,7 +162,7 @@ func TestConsumeProductionSignatures(t *testing.T) {
 	_ = queen.ServerInfo{Status: "healthy", Version: ""}
 }
 
-// The Producer section of API.md.
+// The Producer, as a caller compiles against it.
 func TestProducerSignatures(t *testing.T) {
 	t.Parallel()
 	c, err := queen.New("http://127.0.0.1:1")

@@ -19,7 +19,7 @@ import (
 
 // Shutdown returns at its ctx's end while a handler ignores its ctx; Consume still waits for it
 // and its ack is still sent.
-func TestAcceptanceShutdownWithAStuckHandler(t *testing.T) {
+func TestShutdownReturnsAtItsCtxEndWhileAHandlerIsStuck(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
@@ -51,16 +51,23 @@ func TestAcceptanceShutdownWithAStuckHandler(t *testing.T) {
 	})
 }
 
-// API.md: "ErrClosed after Close" for every call that talks to the broker.
-func TestErrClosedAfterClose(t *testing.T) {
+// After Close every call that talks to the broker returns ErrClosed and sends nothing; Close is
+// idempotent.
+func TestEveryCallAfterCloseIsErrClosed(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	m := popOne(t, c, mt, pop20, "billing")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `[]`))
 	require.NoError(t, c.Close())
+	require.NoError(t, c.Close(), "Close is idempotent")
 
-	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
+	_, err := c.Queue("q").Pop(t.Context())
+	assert.ErrorIs(t, err, queen.ErrClosed, "Pop")
+	_, err = c.Queue("q").Push(t.Context(), queen.PushItem{Data: 1})
+	assert.ErrorIs(t, err, queen.ErrClosed, "Push")
+	assert.ErrorIs(t, c.Do(t.Context(), "GET", "/health", nil, nil, nil), queen.ErrClosed, "Do")
+	_, err = c.Ack(t.Context(), m, queen.StatusCompleted)
 	assert.ErrorIs(t, err, queen.ErrClosed, "Ack")
 	_, err = c.AckBatch(t.Context(), []queen.AckItem{{Message: m}})
 	assert.ErrorIs(t, err, queen.ErrClosed, "AckBatch")
@@ -79,7 +86,7 @@ func TestErrClosedAfterClose(t *testing.T) {
 // A Client made without WithHTTPClient sends through http.DefaultTransport as it is when the
 // request leaves, so tools that replace it (httpmock.Activate, say) see the SDK's requests.
 // Not parallel: it replaces the process-wide http.DefaultTransport.
-func TestDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
+func TestADefaultClientSendsThroughTheCurrentDefaultTransport(t *testing.T) {
 	httpmock.Activate()
 	t.Cleanup(httpmock.DeactivateAndReset)
 	httpmock.RegisterResponder(http.MethodGet, "http://mocked.test/api/v1/pop/queue/q", httpmock.NewStringResponder(204, ""))
@@ -98,7 +105,7 @@ func TestDefaultClientUsesTheCurrentDefaultTransport(t *testing.T) {
 
 // WithHTTPClient: the SDK keeps using the http.Client it was given, whatever its Transport is
 // when a request leaves: long polls too, though they ignore its Timeout.
-func TestWithHTTPClientTransportSetAfterNew(t *testing.T) {
+func TestAGivenHTTPClientsTransportIsReadAtEachRequest(t *testing.T) {
 	t.Parallel()
 	// A timeout long enough never to fire on a loaded machine: what is tested is that the
 	// transport is read at each request, not the deadline.
@@ -117,7 +124,8 @@ func TestWithHTTPClientTransportSetAfterNew(t *testing.T) {
 	assert.Equal(t, 2, mt.GetTotalCallCount())
 }
 
-func TestNewValidatesOptions(t *testing.T) {
+// New refuses a bad URL or option, naming it, and makes no network call.
+func TestNewRefusesBadURLsAndOptions(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		url   string
@@ -147,23 +155,8 @@ func TestNewValidatesOptions(t *testing.T) {
 	require.NoError(t, c.Close())
 }
 
-func TestCallsAfterCloseReturnErrClosed(t *testing.T) {
-	t.Parallel()
-	c, mt := mockClient(t)
-	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(204, ""))
-	require.NoError(t, c.Close())
-	require.NoError(t, c.Close(), "Close is idempotent")
-	_, err := c.Queue("q").Pop(t.Context())
-	require.ErrorIs(t, err, queen.ErrClosed)
-	_, err = c.Queue("q").Push(t.Context(), queen.PushItem{})
-	require.ErrorIs(t, err, queen.ErrClosed)
-	require.ErrorIs(t, c.Do(t.Context(), "GET", "/health", nil, nil, nil), queen.ErrClosed)
-	assert.Empty(t, rec.All())
-	assert.False(t, errors.Is(err, context.Canceled))
-}
-
-func TestIntegrationAuth_R132(t *testing.T) {
+// A request with the wrong token is refused with 401, and the error does not hold the token.
+func TestTheTokenIsSentAndAWrongOneIsRefused(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv := mode.Server(t, queentest.WithToken("right-token"))
@@ -189,7 +182,9 @@ func TestIntegrationAuth_R132(t *testing.T) {
 	})
 }
 
-func TestDoDecodesAndReportsErrors(t *testing.T) {
+// Do sends any request with the client's auth and retries, decodes a 2xx answer, and reports
+// other answers as *APIError, JSON or not.
+func TestDoSendsAnyRequestAndDecodesItsAnswer(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -217,4 +212,25 @@ func TestDoDecodesAndReportsErrors(t *testing.T) {
 	require.NoError(t, c.Do(t.Context(), "POST", "/api/v1/configure", nil, map[string]string{"queue": "q"}, &out))
 	assert.True(t, out.Configured)
 	jsonEq(t, `{"queue":"q"}`, rec.All()[3].Body)
+}
+
+// A redirect is never followed: a 3xx is the call's answer, as an *APIError.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	t.Parallel()
+	stub, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/elsewhere" {
+			t.Errorf("the redirect was followed: %s %s", r.Method, r.URL.Path)
+		}
+		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+	})
+	c := stubClient(t, url)
+	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
+	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
+	var apiErr *queen.APIError
+	require.True(t, errors.As(err, &apiErr), "got %v", err)
+	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
+	_, err = c.Queue("orders").Pop(t.Context())
+	require.True(t, errors.As(err, &apiErr), "got %v", err)
+	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
+	assert.Len(t, stub.All(), 2, "one request per call, no retry")
 }

@@ -8,7 +8,6 @@ import (
 	"testing/synctest"
 
 	"github.com/queenmq/queen-go/internal/testutil"
-	"github.com/queenmq/queen-go/queentest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,18 +82,4 @@ func TestShutdownReturnsNilOnceLoopsStop(t *testing.T) {
 	testutil.Recv(t, handled, "the handler")
 	require.NoError(t, c.Shutdown(testutil.Context(t)))
 	require.NoError(t, testutil.Recv(t, done, "Consume"))
-}
-
-// Ping reads the broker's health answer.
-func TestPingReadsTheBrokersHealth(t *testing.T) {
-	t.Parallel()
-	_, c := brokerAndClient(t, queentest.WithToken("secret"))
-	info, err := c.Ping(t.Context())
-	require.NoError(t, err, "health needs no token")
-	assert.Equal(t, "healthy", info.Status)
-	assert.NotEmpty(t, info.Version)
-
-	down := newTestClient(t, "http://127.0.0.1:1")
-	_, err = down.Ping(t.Context())
-	assert.Error(t, err)
 }

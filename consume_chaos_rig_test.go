@@ -178,7 +178,7 @@ type chaosConfig struct {
 	batch                    int  // 0: autopilot sizes the pops
 	batchHandler             bool // a BatchHandler instead of a Handler
 	manualAck                bool // AutoAck(false): the handler acks with m.Ack and returns nil
-	discovery                bool // pop by namespace and task instead of by queue (R22)
+	discovery                bool // pop by namespace and task instead of by queue
 	tune                     func(QueueBuilder) QueueBuilder
 	transport                transportFaults
 	handler                  handlerFaults
@@ -192,8 +192,8 @@ type key struct{ group, tx string }
 //
 // The checks are the same in both broker modes, because they rest on what the rig itself
 // knows: a message's place in its partition is its push order (its transactionId names it,
-// and 0.15 sends no offset, O5), and a delivery's attempt is the rig's own count of handler
-// calls for (group, message) on 0.15, which sends no deliveryAttempt (O5).
+// and 0.15 sends no offset), and a delivery's attempt is the rig's own count of handler calls
+// for (group, message) on 0.15, which sends no deliveryAttempt.
 type chaosRig struct {
 	t      *testing.T
 	mode   testmode.Mode
@@ -208,7 +208,7 @@ type chaosRig struct {
 	part   map[string]string // transactionId → partition
 	poison map[string]bool   // transactionId → true: DeadLetter, false: panic
 	// spentBudget015 holds, on 0.15, the messages right after a poison one: 0.15 keeps a
-	// partition's spent retry counter after a dead letter (SPEC O20), so such a message's first
+	// partition's spent retry counter after a dead letter, so such a message's first
 	// failure files it too, a loss no client can prevent; the rig fails none of them there.
 	spentBudget015 map[string]bool
 
@@ -470,7 +470,7 @@ func (r *chaosRig) missing() []string {
 func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune func(QueueBuilder) QueueBuilder) error {
 	b := c.Queue(r.queue)
 	if r.cfg.discovery {
-		// A discovery lease lasts 60s unless the pop says otherwise, whatever the queue's (R22).
+		// A discovery lease lasts 60s unless the pop says otherwise, whatever the queue's.
 		b = c.Queue("").Namespace(chaosNamespace).Task(chaosTask).LeaseTime(chaosLease)
 	}
 	// Backoffs as short as the rounds: the suite is about what is lost, not when it comes back.

@@ -2,6 +2,7 @@ package queen_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -20,32 +21,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// 401 and 403 end Consume with the error.
-func TestAcceptanceConsumeFatalAuth(t *testing.T) {
+// 401 and 403 end Consume at once with the *APIError, after one pop.
+func TestAnAuthRefusalEndsConsume(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		t.Run("401", func(t *testing.T) {
 			t.Parallel()
-			_, _, c := tapped(t, m, queentest.WithToken("secret"))
+			_, tap, c := tapped(t, m, queentest.WithToken("secret"))
 			err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 			var api *queen.APIError
 			require.ErrorAs(t, err, &api)
 			assert.Equal(t, 401, api.StatusCode)
+			assert.Len(t, tap.All(), 1, "not retried")
 		})
 		t.Run("403", func(t *testing.T) {
 			t.Parallel()
-			srv, _, c := tapped(t, m)
+			srv, tap, c := tapped(t, m)
 			srv.Fail(queentest.Fault{Route: "pop", Status: 403, Times: 100})
 			err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
 			var api *queen.APIError
 			require.ErrorAs(t, err, &api)
 			assert.Equal(t, 403, api.StatusCode)
+			assert.Len(t, tap.All(), 1, "not retried")
 		})
 	})
 }
 
 // Transient pop failures are reported to OnError and retried; they never end the loop.
-func TestAcceptanceTransientErrorsAreRetried(t *testing.T) {
+func TestTransientPopFailuresAreReportedAndRetried(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m)
@@ -65,40 +68,26 @@ func TestAcceptanceTransientErrorsAreRetried(t *testing.T) {
 	})
 }
 
-// A discovery pop against a broker without that route ends Consume with an error.
-func TestAcceptanceDiscoveryOn015IsFatal(t *testing.T) {
+// A discovery pop against a broker without that route (0.15 answers it with a page, not JSON)
+// ends Consume at once: unsupported, after one pop.
+func TestADiscoveryPopTheBrokerLacksEndsConsume(t *testing.T) {
 	t.Parallel()
-	_, _, c := tapped(t, testmode.Modes[1])
+	_, tap, c := tapped(t, testmode.Modes[1])
 	err := c.Queue("").Namespace("ns").Task("t").Each().
 		Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
-	require.Error(t, err)
+	require.ErrorIs(t, err, errors.ErrUnsupported)
 	assert.NotErrorIs(t, err, queen.ErrInvalidOption)
+	var api *queen.APIError
+	require.ErrorAs(t, err, &api)
+	assert.Equal(t, 404, api.StatusCode)
+	assert.True(t, api.NotJSON)
+	assert.Len(t, tap.All(), 1, "not retried")
 }
 
-// With no Batch set, a 0.15 backlog is consumed in batches: at most one pop per 10 messages.
-func TestAcceptanceDefaultsBatchOn015(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		_, tap, c := tapped(t, m, queentest.WithManualClock())
-		const n = 200
-		data := make([]any, n)
-		for i := range data {
-			data[i] = i
-		}
-		push(t, c, "q", "", data...)
-		err := c.Queue("q").Limit(n).Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
-		require.NoError(t, err)
-		pops := tap.Containing("/pop")
-		assert.LessOrEqual(t, pops, n/10, "pops for %d messages", n)
-		acks := tap.Containing("/ack")
-		assert.LessOrEqual(t, acks, n/10, "ack requests for %d messages", n)
-	})
-}
-
-// API.md: Wait "Consume default true", Timeout "default 30s", Autopilot "default true for
-// Consume"; R137: batch and partitions left out under autopilot; O13: no consumerGroup in queue
-// mode; O14: subscriptionMode on every named-group pop; AutoAck is never sent by Consume.
-func TestConsumeDefaultPopQuery_R137_O13_O14(t *testing.T) {
+// A Consume pop waits (30s unless set) under autopilot, leaving out batch and partitions unless
+// they are set; it names no group in queue mode and states a named group's start on every pop
+// (a 0.15 broker's default start is "all"); Consume's AutoAck is never sent.
+func TestAConsumePopsQuery(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name string
@@ -132,10 +121,10 @@ func TestConsumeDefaultPopQuery_R137_O13_O14(t *testing.T) {
 	}
 }
 
-// wire-0.15.md E2/E3: a 0.15 multi-partition pop reaches a BatchHandler as one call per
-// partition, in offset order, and each partition's batch is acked with its own partitionId and
-// the shared leaseId, in the group that popped it (R32, R88, O6, O17).
-func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
+// A captured 0.15 multi-partition pop reaches a BatchHandler as one call per partition, in
+// offset order, and each partition's batch is acked with its own partitionId (the one it was
+// delivered with, never one the client made) and the shared leaseId, in the group that popped it.
+func TestA015MultiPartitionPopIsHandledAndAckedPerPartition(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pops, acks testutil.Spy
@@ -148,7 +137,7 @@ func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 			return httpmock.NewStringResponse(200, `{"error":"no_available_partition","messages":[],"success":false}`), nil
 		}
 		served = true
-		return httpmock.NewStringResponse(200, pop015E2), nil
+		return httpmock.NewStringResponse(200, pop015MultiPartition), nil
 	}))
 	mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack/batch`), acks.Answer(func(req *http.Request) (*http.Response, error) {
 		return httpmock.NewStringResponse(200, `[{"dlq":false,"error":null,"index":0,"leaseReleased":false,"success":true},{"dlq":false,"error":null,"index":1,"leaseReleased":true,"success":true}]`), nil
@@ -192,12 +181,12 @@ func TestConsume015MultiPartitionPop_E2_E3(t *testing.T) {
 	}
 }
 
-// wire-0.15.md E2: a multi-partition pop of partitions a, b and c.
-const pop015E2 = `{"consumerGroup":"g1","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c1"},"id":"01a22946-3ce9-7002-9add-ba8d32a9667a","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"7e5db345-9313-47a7-a7ae-adcc3655c296"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c2"},"id":"01a22946-3cea-7000-bf26-f8f3d4ca3281","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"3fc8acc6-4225-4935-9fca-0be27073be2a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b1"},"id":"01a22946-3ce9-7000-8203-549d80a94cda","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"1cf9e3f4-1abf-49c8-9925-b5df518e3d4a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b2"},"id":"01a22946-3ce9-7001-9006-b2b9ed173e76","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"04bf2764-4bd7-47eb-905b-684a5d98a9ab"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a1"},"id":"01a22946-3ce7-7000-aac3-9e22bab35ad9","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"164c33e7-dcf1-4a7d-84e6-536d80d1be06"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a2"},"id":"01a22946-3ce8-7000-bc49-67337f6bc196","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"8046ca33-2a56-41e7-bfc9-462d38207d15"}],"partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","partitionsClaimed":3,"queue":"smoke-multi","success":true}`
+// pop015MultiPartition is a captured 0.15 pop that claimed partitions a, b and c.
+const pop015MultiPartition = `{"consumerGroup":"g1","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c1"},"id":"01a22946-3ce9-7002-9add-ba8d32a9667a","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"7e5db345-9313-47a7-a7ae-adcc3655c296"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"c2"},"id":"01a22946-3cea-7000-bf26-f8f3d4ca3281","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","producerSub":null,"traceId":null,"transactionId":"3fc8acc6-4225-4935-9fca-0be27073be2a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b1"},"id":"01a22946-3ce9-7000-8203-549d80a94cda","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"1cf9e3f4-1abf-49c8-9925-b5df518e3d4a"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"b2"},"id":"01a22946-3ce9-7001-9006-b2b9ed173e76","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"b","partitionId":"2ad1bdd9-9f54-4db5-afb3-284bc7ccd902","producerSub":null,"traceId":null,"transactionId":"04bf2764-4bd7-47eb-905b-684a5d98a9ab"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a1"},"id":"01a22946-3ce7-7000-aac3-9e22bab35ad9","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"164c33e7-dcf1-4a7d-84e6-536d80d1be06"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:38.703358Z","data":{"p":"a2"},"id":"01a22946-3ce8-7000-bc49-67337f6bc196","leaseId":"01a22946-3d01-7000-a784-4350e5f222ab","partition":"a","partitionId":"7825f909-9980-40a9-94d6-180519b1f119","producerSub":null,"traceId":null,"transactionId":"8046ca33-2a56-41e7-bfc9-462d38207d15"}],"partition":"c","partitionId":"14dd3b14-ff7b-4aba-8592-ddc5967a708b","partitionsClaimed":3,"queue":"smoke-multi","success":true}`
 
-// R137 with Limit: Limit is not Batch; the pop of a Consume with Limit(1) and no Batch leaves
-// the batch to the broker's autopilot.
-func TestConsumeLimitLeavesBatchToAutopilot_R137(t *testing.T) {
+// Limit is not Batch: the pop of a Consume with Limit(1) and no Batch leaves the batch to the
+// broker's autopilot.
+func TestLimitLeavesTheBatchToAutopilot(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pops, acks testutil.Spy
@@ -209,9 +198,9 @@ func TestConsumeLimitLeavesBatchToAutopilot_R137(t *testing.T) {
 	assert.Equal(t, url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"}}, first)
 }
 
-// "they never end the loop and never spin": with Timeout(0) every long poll answers at once,
-// so the loop must pause between empty answers.
-func TestConsumeTimeoutZeroDoesNotSpin(t *testing.T) {
+// Empty answers never make the loop spin: with Timeout(0) every long poll answers at once, so
+// the loop pauses between them.
+func TestEmptyAnswersDoNotMakeTheLoopSpin(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var pops testutil.Spy
@@ -222,26 +211,20 @@ func TestConsumeTimeoutZeroDoesNotSpin(t *testing.T) {
 	assert.Less(t, len(pops.All()), 20, "an idle queue costs a few pops per second, not a busy loop")
 }
 
-// R137 "omits batch and partitions unless the user set them": what the user set is sent as
-// set, Partitions(4) with the default Concurrency(1) included.
-func TestConsumeSendsPartitionsAsSet_R137(t *testing.T) {
+// Partitions set by the user are sent as set, under autopilot and with the default
+// Concurrency(1) too.
+func TestPartitionsAreSentAsSet(t *testing.T) {
 	t.Parallel()
 	pops, _ := consumeOnce(t, func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Partitions(4) },
 		pop20, func(context.Context, *queen.Message) error { return nil })
 	assert.Equal(t, "4", queryOf(t, pops[0]).Get("partitions"))
 }
 
-// O28 on the captured wire: a 0.15 broker answers a default Consume pop (autopilot, no batch)
-// with one message and no offset; the loop's next pop carries a batch it sized itself.
-func TestConsumeSizesBatchFromA015Answer_O28(t *testing.T) {
+// A captured 0.15 answer to a default Consume pop (autopilot, no batch) holds one message and no
+// offset: the broker does not size pops, so the loop's next pop carries a batch it sized itself.
+func TestTheLoopSizesTheBatchAfterAnAnswerWithoutOffsets(t *testing.T) {
 	t.Parallel()
-	var single capture
-	for _, c := range loadCaptures(t, "pop") {
-		if c.Title == "A11c queue mode pop, default batch (1)" {
-			single = c
-		}
-	}
-	require.NotEmpty(t, single.Response, "capture A11c")
+	single := testutil.CaptureNamed(t, captures015, "pop", "queue mode pop, default batch (1)")
 	ackAnswer := `[{"dlq":false,"error":null,"index":0,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`
 
 	c, mt := mockClient(t)

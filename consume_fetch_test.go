@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,45 +21,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// popQueries records the query of every pop that reaches the broker.
-type popQueries struct {
-	mu       sync.Mutex
-	list     []url.Values
-	answered chan struct{} // when set, receives once per pop answered
-}
-
-func (p *popQueries) wrap(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if testutil.RouteOf(r).Family == route.FamilyPop {
-			p.mu.Lock()
-			p.list = append(p.list, r.URL.Query())
-			p.mu.Unlock()
-		}
-		next.ServeHTTP(w, r)
-		if p.answered != nil && testutil.RouteOf(r).Family == route.FamilyPop {
-			select {
-			case p.answered <- struct{}{}:
-			default:
-			}
-		}
-	})
-}
-
-func (p *popQueries) all() []url.Values {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]url.Values(nil), p.list...)
-}
-
 // A 0.15 broker ignores autopilot and leases one message per pop: the default loop sizes the
-// batch itself once an answer shows it, so a backlog costs at most one pop per 10 messages
-// (it cost one pop per message before).
-func TestConsumeDefaultsBatchOn015(t *testing.T) {
+// batch itself once an answer shows it, so a backlog costs at most one pop and one ack per 10
+// messages (it cost one of each per message before).
+func TestTheLoopSizesBatchesWhereTheBrokerDoesNot(t *testing.T) {
 	t.Parallel()
 	const backlog = 1000
 	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
-	var pops popQueries
-	proxy, base := testutil.NewSpy(t, pops.wrap(srv.Handler()))
+	proxy, base := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, base)
 	pushN(t, c, "sized", "p", backlog)
 
@@ -71,10 +39,11 @@ func TestConsumeDefaultsBatchOn015(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, int64(backlog), handled.Load())
-	sent := pops.all()
+	sent := popQueries(proxy)
 	t.Logf("0.15, default settings: %d pops and %d acks for %d messages (%.3f pops per message)",
 		len(sent), len(proxy.Of(route.FamilyAck)), backlog, float64(len(sent))/backlog)
 	assert.LessOrEqual(t, len(sent), backlog/10, "at most one pop per 10 messages")
+	assert.LessOrEqual(t, len(proxy.Of(route.FamilyAck)), backlog/10, "at most one ack per 10 messages")
 	assert.False(t, sent[0].Has("batch"), "the first pop leaves the batch to autopilot")
 	assert.Equal(t, "true", sent[0].Get("autopilot"))
 	assert.NotEmpty(t, sent[1].Get("batch"), "then the client sizes it")
@@ -82,23 +51,22 @@ func TestConsumeDefaultsBatchOn015(t *testing.T) {
 }
 
 // On a 2.0 broker the default loop keeps leaving the batch to the broker's autopilot.
-func TestConsumeLeavesBatchToAutopilotOn20(t *testing.T) {
+func TestTheLoopLeavesTheBatchToABrokerThatSizesIt(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	var pops popQueries
-	_, base := testutil.NewSpy(t, pops.wrap(srv.Handler()))
+	pops, base := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, base)
 	pushN(t, c, "auto", "p", 300)
 	err := c.Queue("auto").Limit(300).Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
 	require.NoError(t, err)
-	for i, q := range pops.all() {
+	for i, q := range popQueries(pops) {
 		assert.False(t, q.Has("batch"), "pop %d sent a batch", i)
 	}
 }
 
 // A broker failing every request sees the pops that were in flight when it failed, then one
 // probe per backoff period, growing, whatever the Concurrency (fake time).
-func TestConsumeProbesAFailingBrokerOncePerBackoff(t *testing.T) {
+func TestAFailingBrokerIsProbedOncePerBackoff(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
@@ -148,8 +116,9 @@ func TestConsumeProbesAFailingBrokerOncePerBackoff(t *testing.T) {
 	})
 }
 
-// Which pop errors end Consume (O10, O26) and which are waited out.
-func TestConsumeFatalErrors(t *testing.T) {
+// Which pop errors end Consume (an invalid option, 401, 403, a 404 whatever its body, another
+// 4xx) and which are waited out (408, 429, 5xx, a 0.15 failure answered 200, a lost connection).
+func TestWhichPopErrorsEndConsume(t *testing.T) {
 	t.Parallel()
 	api := func(status int, notJSON bool) error {
 		return &APIError{StatusCode: status, Method: http.MethodGet, Path: "/api/v1/pop", NotJSON: notJSON}
@@ -181,8 +150,8 @@ func TestConsumeFatalErrors(t *testing.T) {
 }
 
 // A BatchHandler receives one partition's messages per call, in offset order; Partitions(4)
-// claims four partitions in one pop (R32), which the loop splits by partition.
-func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
+// claims four partitions in one pop, under one lease, which the loop splits by partition.
+func TestAMultiPartitionPopIsHandledOnePartitionPerCall(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv := mode.Server(t)
@@ -220,7 +189,7 @@ func TestConsumeBatchHandlerGetsOnePartitionPerCall(t *testing.T) {
 
 // A pop in flight when the stop begins loses nothing: what it brings is released with retry
 // and comes back at once (the broker's clock never moves here).
-func TestConsumeReleasesWhatAPopBringsAfterTheStop(t *testing.T) {
+func TestWhatAPopBringsAfterTheStopIsReleased(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
 	proxy, url := testutil.NewSpy(t, srv.Handler())
@@ -248,38 +217,9 @@ func TestConsumeReleasesWhatAPopBringsAfterTheStop(t *testing.T) {
 	}
 }
 
-// A 401 ends Consume at once with the *APIError, after one request.
-func TestConsumeUnauthorizedIsFatal(t *testing.T) {
-	t.Parallel()
-	srv := queentest.NewServer(t, queentest.WithToken("secret"))
-	proxy, url := testutil.NewSpy(t, srv.Handler())
-	c := newTestClient(t, url)
-	err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
-	var api *APIError
-	require.ErrorAs(t, err, &api)
-	assert.Equal(t, http.StatusUnauthorized, api.StatusCode)
-	assert.Equal(t, 1, len(proxy.All()))
-}
-
-// O10: a 404 whose body is not JSON (a 0.15 broker without the discovery route) is fatal.
-func TestConsumeMissingRouteIsFatal(t *testing.T) {
-	t.Parallel()
-	proxy, url := testutil.NewSpy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "Not Found", http.StatusNotFound)
-	}))
-	c := newTestClient(t, url)
-	err := c.Queue("").Namespace("billing").Task("invoices").Each().
-		Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
-	var api *APIError
-	require.ErrorAs(t, err, &api)
-	assert.Equal(t, http.StatusNotFound, api.StatusCode)
-	assert.True(t, api.NotJSON)
-	assert.Equal(t, 1, len(proxy.All()))
-}
-
 // Transient errors are reported, retried with a growing jittered backoff, and the loop
 // recovers once the broker does.
-func TestConsumeBacksOffOnServerErrorsAndRecovers(t *testing.T) {
+func TestPopFailuresAreReportedAndWaitedOutUntilTheBrokerRecovers(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
 	proxy, url := testutil.NewSpy(t, srv.Handler())
@@ -317,7 +257,7 @@ func TestConsumeBacksOffOnServerErrorsAndRecovers(t *testing.T) {
 
 // A broker that drops every connection for a while (a restart): the loop carries on, and every
 // message is completed in the end.
-func TestConsumeSurvivesBrokerRestart(t *testing.T) {
+func TestTheLoopSurvivesABrokerRestart(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
 	proxy, url := testutil.NewSpy(t, srv.Handler())
@@ -348,17 +288,17 @@ func TestConsumeSurvivesBrokerRestart(t *testing.T) {
 	assert.Empty(t, drain(t, c, "restart"), "every message was completed")
 }
 
-// The loop sends batch and partitions only as set (R137), caps the batch to
-// what it can handle in half a lease, and takes every idle slot for one pop.
-func TestConsumePopSizing(t *testing.T) {
+// Under autopilot the loop sends batch and partitions only as set, caps the batch to what it
+// can handle in half a lease, and takes every idle slot for one pop.
+func TestEachPopIsSizedForTheIdleSlotsAndTheLease(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	l := newConsumer(t.Context(), c.Queue("q").Concurrency(8), eachHandling(func(context.Context, *Message) error { return nil }))
 	assert.Equal(t, 8, l.slotsPerPop())
 	p := l.nextPop(0, 8)
-	assert.Zero(t, p.partitions, "autopilot chooses the partitions (R137)")
+	assert.Zero(t, p.partitions, "autopilot chooses the partitions")
 	assert.True(t, p.autopilot)
-	assert.Zero(t, p.batch, "autopilot chooses the batch (R137)")
+	assert.Zero(t, p.batch, "autopilot chooses the batch")
 
 	size, most, ok := l.nextBatch()
 	assert.True(t, ok)
@@ -381,12 +321,12 @@ func TestConsumePopSizing(t *testing.T) {
 	onePartition := newConsumer(t.Context(), c.Queue("q").Partition("p").Concurrency(8), eachHandling(nil))
 	assert.Equal(t, 1, onePartition.slotsPerPop(), "a partition route leases one partition at a time")
 	grouped := newConsumer(t.Context(), c.Queue("q").Concurrency(8).Partitions(4), eachHandling(nil))
-	assert.Equal(t, 4, grouped.nextPop(0, 8).partitions, "partitions as set (R137)")
-	assert.Equal(t, 4, grouped.nextPop(0, 1).partitions, "partitions as set (R137)")
+	assert.Equal(t, 4, grouped.nextPop(0, 8).partitions, "partitions as set")
+	assert.Equal(t, 4, grouped.nextPop(0, 1).partitions, "partitions as set")
 
 	limited := newConsumer(t.Context(), c.Queue("q").Limit(7), eachHandling(nil))
 	size, _, _ = limited.nextBatch()
-	assert.Zero(t, size, "Limit leaves the batch to autopilot (R137)")
+	assert.Zero(t, size, "Limit leaves the batch to autopilot")
 	limited.reserved.Store(3)
 	limited.held.Store(4) // leased or being popped
 	_, _, ok = limited.nextBatch()

@@ -2,10 +2,6 @@ package queen_test
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -17,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A BatchHandler's error fails the whole partition's batch; nil completes it.
-func TestAcceptanceBatchHandlerOutcome(t *testing.T) {
+// A BatchHandler gets the leased messages of a partition in one call; nil completes them all.
+func TestABatchHandlerGetsThePartitionsBatchAndCompletesItWithNil(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
@@ -39,52 +35,9 @@ func TestAcceptanceBatchHandlerOutcome(t *testing.T) {
 	})
 }
 
-// Messages of one partition are handled one at a time in offset order, several partitions in
-// parallel.
-func TestAcceptancePerPartitionOrderWithConcurrency(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		_, _, c := tapped(t, m, queentest.WithManualClock())
-		const parts, per = 4, 8
-		for p := range parts {
-			data := make([]any, per)
-			for i := range per {
-				data[i] = i
-			}
-			push(t, c, "q", fmt.Sprint("p", p), data...)
-		}
-		var mu sync.Mutex
-		seenBy := map[string][]int{}
-		busy := map[string]bool{}
-		var overlap atomic.Bool
-		err := c.Queue("q").Concurrency(4).Batch(3).Partitions(4).Limit(parts*per).Each().
-			Consume(testutil.Context(t), func(_ context.Context, msg *queen.Message) error {
-				var n int
-				require.NoError(t, msg.Decode(&n))
-				mu.Lock()
-				if busy[msg.Partition] {
-					overlap.Store(true)
-				}
-				busy[msg.Partition] = true
-				seenBy[msg.Partition] = append(seenBy[msg.Partition], n)
-				mu.Unlock()
-				mu.Lock()
-				busy[msg.Partition] = false
-				mu.Unlock()
-				return nil
-			})
-		require.NoError(t, err)
-		assert.False(t, overlap.Load(), "two handlers ran at once on one partition")
-		require.Len(t, seenBy, parts)
-		for p, got := range seenBy {
-			assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7}, got, "partition %s", p)
-		}
-	})
-}
-
 // Limit(n) returns nil after n handler returns; leased messages never started come back at
 // once (released with retry), not after their lease.
-func TestAcceptanceLimitReleasesTheRest(t *testing.T) {
+func TestLimitReleasesWhatItDidNotHandOut(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
@@ -112,56 +65,5 @@ func TestAcceptanceLimitReleasesTheRest(t *testing.T) {
 		var first int
 		require.NoError(t, rest[0].Decode(&first))
 		assert.Equal(t, 3, first)
-	})
-}
-
-// Handled hooks see every outcome, a panic flagged.
-func TestAcceptanceHandledHookSeesPanics(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		var mu sync.Mutex
-		var events []queen.HandledEvent
-		_, _, c := tappedWith(t, m, []queen.Option{queen.WithHooks(queen.Hooks{Handled: func(e queen.HandledEvent) {
-			mu.Lock()
-			events = append(events, e)
-			mu.Unlock()
-		}})}, queentest.WithManualClock())
-		push(t, c, "q", "", 0)
-		var onErr error
-		err := c.Queue("q").Limit(1).OnError(func(_ *queen.Message, err error) { onErr = err }).Each().
-			Consume(testutil.Context(t), func(context.Context, *queen.Message) error { panic(errors.New("bang")) })
-		require.NoError(t, err)
-		require.Error(t, onErr)
-		assert.True(t, strings.Contains(onErr.Error(), "bang"), "%v", onErr)
-		mu.Lock()
-		defer mu.Unlock()
-		require.Len(t, events, 1)
-		assert.True(t, events[0].Panicked)
-		assert.Equal(t, queen.StatusFailed, events[0].Outcome)
-	})
-}
-
-// Limit(n) across several handler goroutines hands out exactly n messages.
-func TestAcceptanceLimitAcrossGoroutines(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		_, _, c := tapped(t, m, queentest.WithManualClock())
-		for _, p := range []string{"a", "b", "c", "d"} {
-			push(t, c, "q", p, 0, 1, 2, 3, 4)
-		}
-		var mu sync.Mutex
-		calls := 0
-		err := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeAll).Concurrency(4).Limit(7).Each().
-			Consume(testutil.Context(t), func(context.Context, *queen.Message) error {
-				mu.Lock()
-				calls++
-				mu.Unlock()
-				return nil
-			})
-		require.NoError(t, err)
-		assert.Equal(t, 7, calls)
-		rest, err := c.Queue("q").Group("g").Batch(100).Partitions(4).Pop(testutil.Context(t))
-		require.NoError(t, err)
-		assert.Len(t, rest, 13, "everything not handled is available at once")
 	})
 }

@@ -19,7 +19,7 @@ import (
 
 // Shutdown(ctx) returns ctx's error while a handler ignores its cancelled ctx, and the loop
 // logs the message it holds every 10s; Close still waits for the handler.
-func TestShutdownReturnsAtCtxEndWithAStuckHandler(t *testing.T) {
+func TestAStuckHandlerIsLoggedEveryTenSecondsAndShutdownReturnsAtItsCtxEnd(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
 	var logs testutil.LogBuffer
@@ -59,9 +59,9 @@ func TestShutdownReturnsAtCtxEndWithAStuckHandler(t *testing.T) {
 	assert.ErrorIs(t, c.Queue("stuck").Each().Consume(t.Context(), func(context.Context, *Message) error { return nil }), ErrClosed)
 }
 
-// R16, R19: each partition is handled one message at a time in push order, while several
-// partitions run at once.
-func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
+// Each partition is handled one message at a time in push order, while several partitions run
+// at once.
+func TestPartitionsAreHandledInOrderAndSideBySide(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode)
@@ -118,10 +118,10 @@ func TestConsumeKeepsPartitionOrderAndRunsPartitionsInParallel(t *testing.T) {
 	})
 }
 
-// R135, R136, R69, R91: a panic is recovered, logged, reported and acked failed; the message
-// comes back one attempt higher until the budget is spent and it is dead-lettered, while the
-// other partitions complete.
-func TestConsumePanicIsNackedRedeliveredThenDeadLettered(t *testing.T) {
+// A panic is recovered, logged with its stack, reported and acked failed; the message comes
+// back one attempt higher until the budget is spent and it is dead-lettered, while the other
+// partitions complete.
+func TestAPanicIsAckedFailedUntilTheMessageIsDeadLettered(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv := mode.Server(t)
@@ -187,7 +187,7 @@ func TestConsumePanicIsNackedRedeliveredThenDeadLettered(t *testing.T) {
 }
 
 // Limit is exact across goroutines; the messages leased beyond it are released at once.
-func TestConsumeLimitIsExactAcrossGoroutines(t *testing.T) {
+func TestLimitIsExactAcrossHandlerGoroutines(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
@@ -209,7 +209,7 @@ func TestConsumeLimitIsExactAcrossGoroutines(t *testing.T) {
 
 // A message whose lease ran out (by the client's clock) while an earlier one was handled is
 // never handed to the handler: it is released and handled on its redelivery.
-func TestConsumeSkipsMessagesWhoseLeaseRanOut(t *testing.T) {
+func TestAMessageWhoseLeaseRanOutIsNotHandedOut(t *testing.T) {
 	t.Parallel()
 	_, c := brokerAndClient(t, queentest.WithManualClock())
 	clock, _ := useManualRenewClock(c)
@@ -228,7 +228,7 @@ func TestConsumeSkipsMessagesWhoseLeaseRanOut(t *testing.T) {
 	assert.Equal(t, []string{"0@1", "1@2", "2@2"}, handled)
 }
 
-func TestTrimStackKeepsTheHandlerFrames(t *testing.T) {
+func TestAPanicsStackKeepsTheHandlersFramesOnly(t *testing.T) {
 	t.Parallel()
 	var p *PanicError
 	func() {
@@ -237,7 +237,7 @@ func TestTrimStackKeepsTheHandlerFrames(t *testing.T) {
 	}()
 	assert.Equal(t, "panic: trimmed", p.Error())
 	assert.True(t, strings.HasPrefix(p.Stack, "github.com/queenmq/queen-go.panicky("), p.Stack)
-	assert.Contains(t, p.Stack, "TestTrimStackKeepsTheHandlerFrames")
+	assert.Contains(t, p.Stack, "TestAPanicsStackKeepsTheHandlersFramesOnly")
 	assert.NotContains(t, p.Stack, "runtime/debug.Stack")
 	assert.True(t, slices.ContainsFunc(strings.Split(p.Stack, "\n"), func(s string) bool {
 		return strings.Contains(s, "consume_handle_test.go")

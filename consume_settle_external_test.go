@@ -2,12 +2,14 @@ package queen_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
@@ -15,8 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A handler's return decides the ack, and the error text reaches the broker.
-func TestAcceptanceHandlerReturnDecidesTheAck(t *testing.T) {
+// The handler's return is the ack, on either broker: nil completes, an error fails with its
+// text, Retry retries, DeadLetter files a dead letter, a panic fails as "panic: <value>"; the
+// ack echoes the message's identifiers and its group, and a failure reaches OnError.
+func TestTheHandlersReturnIsTheAck(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
@@ -25,42 +29,55 @@ func TestAcceptanceHandlerReturnDecidesTheAck(t *testing.T) {
 		errText string
 	}{
 		{"nil", func(context.Context, *queen.Message) error { return nil }, "completed", ""},
-		{"error", func(context.Context, *queen.Message) error { return errors.New("boom") }, "failed", "boom"},
-		{"retry", func(context.Context, *queen.Message) error { return queen.Retry(errors.New("later")) }, "retry", "later"},
-		{"dlq", func(context.Context, *queen.Message) error { return queen.DeadLetter(errors.New("bad")) }, "dlq", "bad"},
-		{"panic", func(context.Context, *queen.Message) error { panic("kaboom") }, "failed", "panic: kaboom"},
+		{"error", func(context.Context, *queen.Message) error { return errors.New("card declined") }, "failed", "card declined"},
+		{"Retry", func(context.Context, *queen.Message) error { return queen.Retry(errors.New("busy")) }, "retry", "busy"},
+		{"DeadLetter", func(context.Context, *queen.Message) error { return queen.DeadLetter(errors.New("poison")) }, "dlq", "poison"},
+		{"panic", func(context.Context, *queen.Message) error { panic("boom") }, "failed", "panic: boom"},
 	}
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
 				_, tap, c := tapped(t, m, queentest.WithManualClock())
-				push(t, c, "q", "", map[string]string{"k": tc.name})
+				push(t, c, "orders", "", map[string]string{"k": tc.name})
 				var reported []error
+				var handed *queen.Message
 				var mu sync.Mutex
-				err := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeAll).RetryBackoff(0, 0).
+				err := c.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll).RetryBackoff(0, 0).
 					Limit(1).OnError(func(_ *queen.Message, err error) {
 					mu.Lock()
 					reported = append(reported, err)
 					mu.Unlock()
-				}).Each().Consume(testutil.Context(t), tc.handler)
+				}).Each().Consume(testutil.Context(t), func(ctx context.Context, msg *queen.Message) error {
+					handed = msg
+					return tc.handler(ctx, msg)
+				})
 				require.NoError(t, err, "Limit is a graceful stop")
-				acks := sentAcks(tap)
-				require.Len(t, acks, 1, "one ack for one handled message")
-				assert.Equal(t, tc.status, acks[0]["status"])
-				if tc.errText != "" {
-					assert.Equal(t, tc.errText, acks[0]["error"])
-					mu.Lock()
-					assert.NotEmpty(t, reported, "a failure reaches OnError")
-					mu.Unlock()
+				requests := tap.Of(route.FamilyAck)
+				require.Len(t, requests, 1, "one ack for one handled message")
+				assert.Equal(t, route.AckBatch, requests[0].Route)
+				var body struct {
+					ConsumerGroup   string              `json:"consumerGroup"`
+					Acknowledgments []map[string]string `json:"acknowledgments"`
 				}
+				require.NoError(t, json.Unmarshal(requests[0].Body, &body))
+				assert.Equal(t, "billing", body.ConsumerGroup)
+				want := map[string]string{"transactionId": handed.TransactionID, "partitionId": handed.PartitionID,
+					"leaseId": handed.LeaseID, "status": tc.status}
+				if tc.errText != "" {
+					want["error"] = tc.errText
+				}
+				assert.Equal(t, []map[string]string{want}, body.Acknowledgments)
+				mu.Lock()
+				defer mu.Unlock()
+				assert.Equal(t, tc.errText != "", len(reported) > 0, "a failure, and only a failure, reaches OnError: %v", reported)
 			})
 		}
 	})
 }
 
-// With AutoAck(false) a handler that returns an error has what it left unsettled nacked failed.
-func TestAcceptanceAutoAckOffNacksTheRest(t *testing.T) {
+// With AutoAck(false) a handler that returns an error has what it left unsettled acked failed.
+func TestWithoutAutoAckWhatAFailingHandlerLeftIsFailed(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
@@ -80,23 +97,10 @@ func TestAcceptanceAutoAckOffNacksTheRest(t *testing.T) {
 	})
 }
 
-// A loop's ack outlives a run of failures longer than the transport's retries.
-func TestAcceptanceAcksOutliveBlips(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		srv, _, c := tapped(t, m, queentest.WithManualClock())
-		push(t, c, "q", "", 0)
-		srv.Fail(queentest.Fault{Route: "ack", Status: 503, Times: 8})
-		err := c.Queue("q").Group("g").SubscriptionMode(queen.SubscribeAll).Limit(1).Each().
-			Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
-		require.NoError(t, err)
-		assert.Zero(t, srv.Lag("q", "g"), "the completed ack reached the broker")
-	})
-}
-
 // A failing message waits min·2^(failures−1), capped at max, before it is handled again; a
-// RetryAfter waits its own d. Only lower bounds are checked: jitter only adds.
-func TestAcceptanceRetryBackoffWaits(t *testing.T) {
+// RetryAfter waits its own d; each failure spends one retry and the retry none. Only lower
+// bounds are checked: jitter only adds.
+func TestABackoffWaitsBeforeTheMessageComesBack(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m)
@@ -126,7 +130,7 @@ func TestAcceptanceRetryBackoffWaits(t *testing.T) {
 
 // A waiting message holds no Concurrency slot: another partition keeps flowing. A stop cuts
 // the wait short and acks what it held back with its own outcome.
-func TestAcceptanceBackoffHoldsNoSlot(t *testing.T) {
+func TestAWaitingMessageHoldsNoHandlerSlot(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m)
@@ -165,7 +169,7 @@ func TestAcceptanceBackoffHoldsNoSlot(t *testing.T) {
 }
 
 // AckEvery(n, 0) acks the handled prefix of a leased batch every n messages.
-func TestAcceptanceAckEvery(t *testing.T) {
+func TestAckEveryAcksTheHandledPrefixAsItGoes(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		acked := make(chan queen.AckedEvent, 16)
@@ -190,65 +194,10 @@ func TestAcceptanceAckEvery(t *testing.T) {
 	})
 }
 
-// A handler still running at ShutdownTimeout has its ctx cancelled; an error it then returns is
-// acked retry, never failed.
-func TestAcceptanceStopIsNotAFailure(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		_, tap, c := tapped(t, m, queentest.WithManualClock())
-		push(t, c, "q", "", 0)
-		ctx, cancel := context.WithCancel(testutil.Context(t))
-		started := make(chan struct{})
-		done := make(chan error, 1)
-		go func() {
-			done <- c.Queue("q").ShutdownTimeout(time.Millisecond).Each().
-				Consume(ctx, func(hctx context.Context, _ *queen.Message) error {
-					close(started)
-					<-hctx.Done()
-					return hctx.Err()
-				})
-		}()
-		testutil.Recv(t, started, "the handler")
-		cancel()
-		require.NoError(t, testutil.Recv(t, done, "Consume to return"))
-		assert.Equal(t, []string{"retry"}, statuses(tap))
-	})
-}
-
-// API.md Consume semantics: nil → completed, an error → failed with its text, Retry → retry,
-// DeadLetter → dlq, a panic → failed with "panic: <value>"; the ack echoes leaseId and group.
-func TestConsumeHandlerReturnDecidesTheAck_R135(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		h    queen.Handler
-		want string
-	}{
-		{"nil", func(context.Context, *queen.Message) error { return nil },
-			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"completed"}`},
-		{"error", func(context.Context, *queen.Message) error { return errors.New("card declined") },
-			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"failed","error":"card declined"}`},
-		{"Retry", func(context.Context, *queen.Message) error { return queen.Retry(errors.New("busy")) },
-			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"retry","error":"busy"}`},
-		{"DeadLetter", func(context.Context, *queen.Message) error { return queen.DeadLetter(errors.New("poison")) },
-			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"dlq","error":"poison"}`},
-		{"panic", func(context.Context, *queen.Message) error { panic("boom") },
-			`{"transactionId":"order-9137","partitionId":"pid-4","leaseId":"lid-1","status":"failed","error":"panic: boom"}`},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			_, acks := consumeOnce(t, func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Group("billing") },
-				pop20, tc.h)
-			require.Len(t, acks, 1)
-			assert.Equal(t, "/api/v1/ack/batch", acks[0].Path)
-			jsonEq(t, `{"acknowledgments":[`+tc.want+`],"consumerGroup":"billing"}`, acks[0].Body)
-		})
-	}
-}
-
-// O18: "when message k fails it acks completed up to k−1, failed on k, and nothing above".
-func TestConsumeFailureAcksNothingAbove_O18(t *testing.T) {
+// When message k of a batch fails, the loop acks completed up to k−1, failed on k, and nothing
+// above it: a 0.15 broker seeing a completed above a failed moves past the failed message and
+// loses it.
+func TestAFailureAcksNothingAboveIt(t *testing.T) {
 	t.Parallel()
 	const threeMessages = `{"success":true,"queue":"orders","partition":"4","partitionId":"pid-4","leaseId":"lid-1","consumerGroup":"billing","messages":[
  {"id":"m1","transactionId":"t1","data":1,"partitionId":"pid-4","partition":"4","leaseId":"lid-1","consumerGroup":"billing","offset":1,"deliveryAttempt":1},

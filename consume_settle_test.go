@@ -28,7 +28,7 @@ func backoffRig(t *testing.T, queue string, retryLimit int) (*queentest.Server, 
 }
 
 // A failing message waits min·2^(n−1) (up to 25 % more) before each redelivery, capped at max.
-func TestConsumeBackoffDoublesAndCaps(t *testing.T) {
+func TestABackoffDoublesUpToItsCap(t *testing.T) {
 	t.Parallel()
 	_, c, clock := backoffRig(t, "backoff", 20)
 	pushN(t, c, "backoff", "p", 1)
@@ -61,7 +61,7 @@ func TestConsumeBackoffDoublesAndCaps(t *testing.T) {
 }
 
 // RetryAfter(d, err) waits d (plus jitter), whatever RetryBackoff says, and spends no retry.
-func TestConsumeRetryAfterIsHonoured(t *testing.T) {
+func TestRetryAfterWaitsItsOwnTimeAndSpendsNoRetry(t *testing.T) {
 	t.Parallel()
 	_, c, clock := backoffRig(t, "after", 0)
 	pushN(t, c, "after", "p", 1)
@@ -87,7 +87,7 @@ func TestConsumeRetryAfterIsHonoured(t *testing.T) {
 
 // A waiting message holds no handler slot: with Concurrency(1), another partition is handled
 // while it waits.
-func TestConsumeOtherPartitionsFlowDuringABackoff(t *testing.T) {
+func TestOtherPartitionsFlowDuringABackoff(t *testing.T) {
 	t.Parallel()
 	_, c, clock := backoffRig(t, "flow", 5)
 	pushN(t, c, "flow", "slow", 1)
@@ -123,7 +123,7 @@ func TestConsumeOtherPartitionsFlowDuringABackoff(t *testing.T) {
 
 // A stop ends a backoff at once, acking the held-back outcome itself: a retry spends no budget
 // (retry limit 0: nothing is dead-lettered) and a failure spends its one retry, no more.
-func TestConsumeStopDuringBackoffSpendsNoBudget(t *testing.T) {
+func TestAStopDuringABackoffSpendsNoRetry(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
 		outcome error
@@ -157,37 +157,40 @@ func TestConsumeStopDuringBackoffSpendsNoBudget(t *testing.T) {
 	}
 }
 
-// A handler whose ctx the stop cancelled and that then returns an error is acked retry: with
-// a retry limit of 0 the message is not dead-lettered.
-func TestConsumeShutdownCancelledHandlerIsRetriedNotFailed(t *testing.T) {
+// A handler whose ctx the stop cancelled (ShutdownTimeout passed) and that then returns an
+// error is acked retry, not failed: with a retry limit of 0 the message is not dead-lettered,
+// and it comes back at once.
+func TestAStopIsNotTheMessagesFailure(t *testing.T) {
 	t.Parallel()
-	_, c := brokerAndClient(t, queentest.WithManualClock())
-	configureQueue(t, c, "cancelled", map[string]any{"retryLimit": 0})
-	pushN(t, c, "cancelled", "p", 1)
-	started := make(chan struct{})
-	ctx, cancel := context.WithCancel(testutil.Context(t))
-	var cause error
-	done := testutil.Go(func() error {
-		return c.Queue("cancelled").ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, _ *Message) error {
-			close(started)
-			<-hctx.Done()
-			cause = context.Cause(hctx)
-			return hctx.Err()
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
+		configureQueue(t, c, "cancelled", map[string]any{"retryLimit": 0})
+		pushN(t, c, "cancelled", "p", 1)
+		started := make(chan struct{})
+		ctx, cancel := context.WithCancel(testutil.Context(t))
+		var cause error
+		done := testutil.Go(func() error {
+			return c.Queue("cancelled").ShutdownTimeout(0).Each().Consume(ctx, func(hctx context.Context, _ *Message) error {
+				close(started)
+				<-hctx.Done()
+				cause = context.Cause(hctx)
+				return hctx.Err()
+			})
 		})
+		testutil.Recv(t, started, "the handler")
+		cancel()
+		require.NoError(t, testutil.Recv(t, done, "Consume"))
+		assert.ErrorIs(t, cause, errStopped)
+		assert.Empty(t, deadLetters(t, c, "cancelled"), "a stop is not the message's failure")
+		msgs, err := c.Queue("cancelled").Pop(t.Context())
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		assert.Equal(t, mode.Attempt(2), msgs[0].DeliveryAttempt)
 	})
-	testutil.Recv(t, started, "the handler")
-	cancel()
-	require.NoError(t, testutil.Recv(t, done, "Consume"))
-	assert.ErrorIs(t, cause, errStopped)
-	assert.Empty(t, deadLetters(t, c, "cancelled"), "a stop is not the message's failure")
-	msgs, err := c.Queue("cancelled").Pop(t.Context())
-	require.NoError(t, err)
-	require.Len(t, msgs, 1)
-	assert.Equal(t, 2, msgs[0].DeliveryAttempt)
 }
 
 // AckEvery(n, 0): after a crash, only what was handled since the last progress ack comes back.
-func TestConsumeAckEveryBoundsRedeliveryAfterACrash(t *testing.T) {
+func TestAckEveryBoundsWhatACrashDeliversAgain(t *testing.T) {
 	t.Parallel()
 	srv, c := brokerAndClient(t, queentest.WithManualClock())
 	pushN(t, c, "progress", "p", 10)
@@ -215,36 +218,38 @@ func TestConsumeAckEveryBoundsRedeliveryAfterACrash(t *testing.T) {
 	require.NoError(t, testutil.Recv(t, done, "Consume"))
 }
 
-// A run of 503s on the ack route, longer than the transport's retries, while the lease (10s)
-// still holds: the loop keeps sending the ack and no handled message is delivered twice.
-func TestConsumeAckOutlivesA503Burst(t *testing.T) {
+// A run of 503s on the ack route, longer than the transport's retries, while the lease still
+// holds: the loop keeps sending the ack, and no handled message is delivered twice.
+func TestAnAckOutlivesARunOfFailures(t *testing.T) {
 	t.Parallel()
-	srv, c := brokerAndClient(t, queentest.WithManualClock())
-	pushN(t, c, "burst", "p", 20)
-	// newTestClient sends each request 3 times: this fails three acks in a row.
-	srv.Fail(queentest.Fault{Route: "ack", Status: 503, Times: 9})
-	var mu sync.Mutex
-	deliveries := map[string]int{}
-	err := c.Queue("burst").Batch(10).LeaseTime(10*time.Second).Limit(20).Each().
-		Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
-			mu.Lock()
-			deliveries[m.TransactionID]++
-			mu.Unlock()
-			return nil
-		})
-	require.NoError(t, err)
-	srv.Advance(11 * time.Second)
-	assert.Empty(t, drain(t, c, "burst"), "every handled message was acked")
-	assert.Len(t, deliveries, 20)
-	for tx, n := range deliveries {
-		assert.Equal(t, 1, n, "%s delivered %d times", tx, n)
-	}
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
+		pushN(t, c, "burst", "p", 20)
+		// newTestClient sends each request 3 times: this fails three acks in a row.
+		srv.Fail(queentest.Fault{Route: "ack", Status: 503, Times: 9})
+		var mu sync.Mutex
+		deliveries := map[string]int{}
+		err := c.Queue("burst").Batch(10).LeaseTime(10*time.Second).Limit(20).Each().
+			Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
+				mu.Lock()
+				deliveries[m.TransactionID]++
+				mu.Unlock()
+				return nil
+			})
+		require.NoError(t, err)
+		srv.Advance(11 * time.Second)
+		assert.Empty(t, drain(t, c, "burst"), "every handled message was acked")
+		assert.Len(t, deliveries, 20)
+		for tx, n := range deliveries {
+			assert.Equal(t, 1, n, "%s delivered %d times", tx, n)
+		}
+	})
 }
 
 // Against a broker that sends no deliveryAttempt (0.15), the client counts the failures: the
 // backoff still doubles. A wait of a second or more extends the lease first, whatever lease the
 // client believes the queue has.
-func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
+func TestTheLoopCountsFailuresWhereTheBrokerSendsNoDeliveryAttempt(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
 	proxy, base := testutil.NewSpy(t, srv.Handler())
@@ -280,7 +285,7 @@ func TestConsumeBackoffCountsFailuresWithoutDeliveryAttempt(t *testing.T) {
 
 // An ack whose answer was lost after the broker applied it is resent once by the transport;
 // the resend's refusal is reported as an unknown outcome and not sent again.
-func TestConsumeAckWithALostAnswerIsNotResentForever(t *testing.T) {
+func TestAnAckWhoseAnswerWasLostIsNotResentForever(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
 	proxy, base := testutil.NewSpy(t, srv.Handler())
@@ -301,10 +306,10 @@ func TestConsumeAckWithALostAnswerIsNotResentForever(t *testing.T) {
 
 // A message its handler dead-letters is filed even when the handler of the next message in the
 // batch acks that one itself: the loop's dlq reaches the broker first. Were it held back to the
-// end of the batch, the handler's own completed would move the cursor past it (R67), the late
-// dlq would change nothing (R68), and the message would be neither done nor filed: lost.
-// Found by the chaos suite (each/manual-ack).
-func TestConsumeDeadLetterIsSentBeforeTheNextMessageIsHandled(t *testing.T) {
+// end of the batch, the handler's own completed would move the cursor past it, the late dlq
+// would change nothing (an ack never moves a cursor back), and the message would be neither
+// done nor filed: lost. Found by the chaos suite (each/manual-ack).
+func TestADeadLetterIsSentBeforeTheNextMessageIsHandled(t *testing.T) {
 	t.Parallel()
 	for _, autoAck := range []bool{false, true} {
 		t.Run(fmt.Sprintf("autoAck=%v", autoAck), func(t *testing.T) {
@@ -334,9 +339,9 @@ func TestConsumeDeadLetterIsSentBeforeTheNextMessageIsHandled(t *testing.T) {
 	}
 }
 
-// R71, R72, R90: Retry redelivers at once without spending the budget; DeadLetter files the
-// message at once with the error's text.
-func TestConsumeRetryAndDeadLetterOutcomesReachTheBroker(t *testing.T) {
+// Retry redelivers at once without spending the retry budget; DeadLetter files the message at
+// once, whatever the budget, with the error's text.
+func TestRetryAndDeadLetterReachTheBroker(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode)
@@ -374,8 +379,8 @@ func TestConsumeRetryAndDeadLetterOutcomesReachTheBroker(t *testing.T) {
 }
 
 // A failed message is acked after the completed ones below it, and nothing above it is acked:
-// the rest of the batch comes back (O18, R69).
-func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
+// the failed ends the lease, so the rest of the batch comes back with it, unhandled.
+func TestAFailureAcksUpToTheFailedMessage(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode)
@@ -406,10 +411,10 @@ func TestConsumeFailureAcksUpToTheFailedMessage(t *testing.T) {
 	})
 }
 
-// A failed that spends the last retry files the message (R70) and leaves the lease on the
-// messages above it; the loop releases them with retry, so they come back at once instead of
-// after the lease (R71, R84). The broker's clock never moves here: only a release frees them.
-func TestConsumeDeadLetteredFailureDoesNotStrandTheRestOfTheBatch(t *testing.T) {
+// A failed that spends the last retry files the message and leaves the lease on the messages
+// above it; the loop releases them with retry, so they come back at once instead of after the
+// lease. The broker's clock never moves here: only a release frees them.
+func TestAFailureThatFilesTheMessageReleasesTheRestOfTheBatch(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
@@ -438,7 +443,7 @@ func TestConsumeDeadLetteredFailureDoesNotStrandTheRestOfTheBatch(t *testing.T) 
 }
 
 // The same for a BatchHandler that settled the first message itself and failed on the second.
-func TestConsumeBatchDeadLetteredFailureDoesNotStrandTheRest(t *testing.T) {
+func TestABatchFailureThatFilesTheMessageReleasesTheRest(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
@@ -473,9 +478,9 @@ func TestConsumeBatchDeadLetteredFailureDoesNotStrandTheRest(t *testing.T) {
 	})
 }
 
-// R136: with AutoAck(false) a handler acks itself; what it left unsettled when it fails is
-// nacked; what it settled is not acked twice.
-func TestConsumeWithoutAutoAck(t *testing.T) {
+// With AutoAck(false) a handler acks itself; what it left unsettled when it fails is acked
+// failed; what it settled is not acked twice.
+func TestWithoutAutoAckTheHandlerSettles(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode)

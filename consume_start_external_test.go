@@ -17,7 +17,7 @@ import (
 )
 
 // A `new` group whose first pops find the queue empty still gets every message pushed after.
-func TestAcceptanceNewGroupAfterAnEmptyFirstPop(t *testing.T) {
+func TestANewGroupWhoseFirstPopsFoundNothingGetsWhatIsPushedNext(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		t.Run("pop", func(t *testing.T) {
@@ -52,19 +52,14 @@ func TestAcceptanceNewGroupAfterAnEmptyFirstPop(t *testing.T) {
 	})
 }
 
-// O27 on the captured wire: a named group in mode new whose first pop a 0.15 broker answers
-// empty (with a body, not a 204) sends, from its next pop on, subscriptionFrom set to the
+// On the captured wire: a named group in mode new whose first pop a 0.15 broker answers
+// empty (with a body, not a 204: it stores a start only once a pop claims a message) sends,
+// from its next pop on, subscriptionFrom set to the
 // answer's Date less a second, until a pop brings messages; then subscriptionMode=new again.
-func TestConsumeNewGroupSendsTheBrokersFirstPopTime_O27(t *testing.T) {
+func TestANewGroupStartsAtTheBrokersTimeOfItsFirstPop(t *testing.T) {
 	t.Parallel()
-	bodies := map[string]string{}
-	for _, c := range loadCaptures(t, "pop") {
-		bodies[c.Title] = c.Response
-	}
-	empty := bodies["A10 long-poll on drained queue wait=true&timeout=2000"]
-	one := bodies["A11c queue mode pop, default batch (1)"]
-	require.NotEmpty(t, empty)
-	require.NotEmpty(t, one)
+	empty := testutil.CaptureNamed(t, captures015, "pop", "long-poll on drained queue wait=true&timeout=2000").Response
+	one := testutil.CaptureNamed(t, captures015, "pop", "queue mode pop, default batch (1)").Response
 	const date = "Tue, 01 Dec 2026 10:00:05 GMT"
 	ackAnswer := `[{"dlq":false,"error":null,"index":0,"leaseReleased":true,"partitionName":"p1","queueName":"smoke-basic","success":true,"transactionId":"tx-basic-3"}]`
 

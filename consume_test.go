@@ -3,7 +3,6 @@ package queen
 import (
 	"context"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,27 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// RetryBackoff and AckEvery refuse values out of range before anything is sent.
-func TestConsumeRefusesBadBackoffAndAckEvery(t *testing.T) {
-	t.Parallel()
-	c := newTestClient(t, "http://127.0.0.1:1")
-	cases := map[string]QueueBuilder{
-		"RetryBackoff":     c.Queue("q").RetryBackoff(-time.Second, time.Second),
-		"retryBackoff max": c.Queue("q").RetryBackoff(2*time.Second, time.Second),
-		"AckEvery":         c.Queue("q").AckEvery(-1, 0),
-		"ackEvery d":       c.Queue("q").AckEvery(0, -time.Second),
-	}
-	for want, b := range cases {
-		err := b.Each().Consume(t.Context(), func(context.Context, *Message) error { return nil })
-		assert.ErrorIs(t, err, ErrInvalidOption, want)
-		assert.Contains(t, err.Error(), want)
-	}
-	assert.NoError(t, c.Queue("q").RetryBackoff(0, 0).AckEvery(0, 0).validate(forConsume), "(0, 0) turns each off")
-}
-
 // After ctx is done: running handlers finish and are acked, unstarted messages come back at
 // once (no expiry needed), nothing is lost or handled twice, and Consume returns nil.
-func TestConsumeCancelMidBatch(t *testing.T) {
+func TestAStopLetsRunningHandlersFinishAndReleasesTheRest(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeBrokerAndClient(t, mode, queentest.WithManualClock())
@@ -87,7 +68,7 @@ func TestConsumeCancelMidBatch(t *testing.T) {
 
 // A handler still running when ShutdownTimeout passes has its ctx cancelled; its ack is still
 // sent, on a ctx of the loop's own.
-func TestConsumeShutdownTimeoutCancelsHandlersButStillAcks(t *testing.T) {
+func TestAHandlerCancelledByTheShutdownTimeoutIsStillAcked(t *testing.T) {
 	t.Parallel()
 	_, c := brokerAndClient(t)
 	pushN(t, c, "grace", "p", 1)
@@ -107,7 +88,7 @@ func TestConsumeShutdownTimeoutCancelsHandlersButStillAcks(t *testing.T) {
 }
 
 // Close stops a running Consume, which returns nil; a later Consume returns ErrClosed.
-func TestConsumeStopsOnClose(t *testing.T) {
+func TestCloseStopsARunningConsume(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
 	proxy, url := testutil.NewSpy(t, srv.Handler())
@@ -128,42 +109,9 @@ func TestConsumeStopsOnClose(t *testing.T) {
 	assert.ErrorIs(t, c.Queue("idle").Each().Consume(testutil.Context(t), h), ErrClosed)
 }
 
-// Invalid options end Consume before any request.
-func TestConsumeInvalidOptionsSendNothing(t *testing.T) {
-	t.Parallel()
-	proxy, url := testutil.NewSpy(t, http.NotFoundHandler())
-	c := newTestClient(t, url)
-	h := func(context.Context, *Message) error { return nil }
-	cases := map[string]QueueBuilder{
-		"batch":          c.Queue("q").Batch(0),
-		"partitions":     c.Queue("q").Partitions(65),
-		"timeout":        c.Queue("q").Timeout(61 * time.Second),
-		"concurrency":    c.Queue("q").Concurrency(0),
-		"limit":          c.Queue("q").Limit(0),
-		"idleTimeout":    c.Queue("q").IdleTimeout(-time.Second),
-		"queue":          c.Queue(""),
-		"leaseTime":      c.Queue("q").LeaseTime(time.Millisecond),
-		"renewLease":     c.Queue("q").RenewLease(true, -time.Second),
-		"shutdown":       c.Queue("q").ShutdownTimeout(-1),
-		"conflation":     c.Queue("q").Conflation(true),
-		"subscription":   c.Queue("q").Group("g").SubscriptionMode("old"),
-		"discovery+part": c.Queue("").Namespace("n").Partition("p"),
-	}
-	for name, b := range cases {
-		err := b.Each().Consume(testutil.Context(t), h)
-		assert.ErrorIs(t, err, ErrInvalidOption, name)
-		assert.Contains(t, err.Error(), strings.Split(name, "+")[0], name)
-		err = b.Consume(testutil.Context(t), func(context.Context, []*Message) error { return nil })
-		assert.ErrorIs(t, err, ErrInvalidOption, name)
-	}
-	assert.ErrorIs(t, c.Queue("q").Each().Consume(testutil.Context(t), nil), ErrInvalidOption)
-	assert.ErrorIs(t, c.Queue("q").Consume(testutil.Context(t), nil), ErrInvalidOption)
-	assert.Equal(t, 0, len(proxy.All()))
-}
-
-// API.md RenewLease: "extended every `every` (default: half of LeaseTime when set, else 10s),
-// each time by LeaseTime when set, else by 60s".
-func TestRenewLeaseDefaults_R138(t *testing.T) {
+// RenewLease renews every `every` (by default half of LeaseTime when it is set, else 10s), each
+// time by LeaseTime when it is set, else by 60s; it is off by default.
+func TestRenewLeaseRenewsEveryHalfLeaseByTheLeaseTime(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	h := eachHandling(func(context.Context, *Message) error { return nil })

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,8 +100,6 @@ func statuses(tap *testutil.Spy) []string {
 	return out
 }
 
-// Black-box checks of API.md, one item at a time, the way a client of the package sees it.
-
 // consumeOnce runs b's Consume against canned answers: the first pop leases popBody, every
 // later pop is empty, and every ack succeeds. It returns once h ran for the first message,
 // with the requests the broker saw.
@@ -155,16 +150,10 @@ func queryOf(t *testing.T, r testutil.Request) url.Values {
 
 const secretToken = "s3cr3t-t0ken-value"
 
-// brokerStub is an httptest server whose handler the test sets; it counts requests.
-func brokerStub(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int32) {
+// brokerStub is a broker that answers as h says, behind a spy that sees every request.
+func brokerStub(t *testing.T, h http.HandlerFunc) (*testutil.Spy, string) {
 	t.Helper()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		h(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
+	return testutil.NewSpy(t, h)
 }
 
 // stubClient is a Client with its own transport, fast retries and the given options.
@@ -232,7 +221,7 @@ func pushN(t *testing.T, b queen.QueueBuilder, n int) []queen.PushResult {
 	return res
 }
 
-// The 2.0 pop result of SPEC.md §2.3 (R40–R43).
+// pop20 is a 2.0 pop answer: one leased message, its queue, partition, lease and group.
 const pop20 = `{"success":true,"queue":"orders","partition":"4","partitionId":"pid-4","leaseId":"lid-1",
  "consumerGroup":"billing","partitionsClaimed":1,
  "messages":[{"id":"mid-1","transactionId":"order-9137","traceId":null,"data":{"n":1},
@@ -280,30 +269,6 @@ func jsonEq(t *testing.T, want string, got []byte) {
 
 var mustRegexp = regexp.MustCompile
 
-// capture is one exchange of wire-0.15.md, kept verbatim in testdata (pop, push, ack, extend
-// and transaction answers of a real 0.15 broker).
-type capture struct {
-	Title    string `json:"title"`
-	Kind     string `json:"kind"`
-	Method   string `json:"method"`
-	URL      string `json:"url"`
-	Status   int    `json:"status"`
-	Request  string `json:"request"`
-	Response string `json:"response"`
-}
-
-func loadCaptures(t *testing.T, kind string) []capture {
-	t.Helper()
-	raw, err := os.ReadFile("testdata/wire015_captures.json")
-	require.NoError(t, err)
-	var all []capture
-	require.NoError(t, json.Unmarshal(raw, &all))
-	var out []capture
-	for _, c := range all {
-		if c.Kind == kind {
-			out = append(out, c)
-		}
-	}
-	require.NotEmpty(t, out)
-	return out
-}
+// captures015 is the file of a real 0.15 broker's pop, push, ack, extend and transaction
+// exchanges, kept verbatim.
+const captures015 = "testdata/wire015_captures.json"

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
@@ -234,4 +236,17 @@ func decode(t testing.TB, m *Message) payload {
 		t.Errorf("decode %s: %v", m.TransactionID, err)
 	}
 	return p
+}
+
+// popQueries are the queries of the pops a spy saw, in order.
+func popQueries(spy *testutil.Spy) []url.Values {
+	var out []url.Values
+	for _, r := range spy.Of(route.FamilyPop) {
+		q, err := url.ParseQuery(r.RawQuery)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, q)
+	}
+	return out
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 	"github.com/stretchr/testify/assert"
@@ -129,8 +128,15 @@ func TestHooksSeeAFailedAttempt(t *testing.T) {
 	assert.Error(t, e.Err)
 }
 
-func TestRoutePatternOf(t *testing.T) {
+// A request sent through Client.Do reaches the Request hook with the pattern of the route its
+// path matches, "/api/v1/{unknown}" (or "/{unknown}") when it matches none: never the path.
+func TestADoRequestIsReportedByItsRoutePattern(t *testing.T) {
 	t.Parallel()
+	spy, url := testutil.NewSpy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	var rec hookLog
+	c := newTestClient(t, url, WithHooks(rec.hooks()))
 	for path, want := range map[string]string{
 		"/health":                                      "/health",
 		"/api/v1/consumer-groups/lagging":              "/api/v1/consumer-groups/lagging",
@@ -144,9 +150,16 @@ func TestRoutePatternOf(t *testing.T) {
 		"/api/v1/pop/queue/orders/partition/p%2F1":     "/api/v1/pop/queue/{queue}/partition/{partition}",
 		"/api/v1/lease/01a22945-dbbd-7000-ae31/extend": "/api/v1/lease/{leaseId}/extend",
 	} {
-		got, _ := route.Match(http.MethodGet, path)
-		assert.Equal(t, want, got.Pattern, path)
+		rec.mu.Lock()
+		rec.requests = nil
+		rec.mu.Unlock()
+		require.NoError(t, c.Do(t.Context(), http.MethodGet, path, nil, nil, nil))
+		rec.mu.Lock()
+		require.Len(t, rec.requests, 1, path)
+		assert.Equal(t, want, rec.requests[0].Route, path)
+		rec.mu.Unlock()
 	}
+	assert.Len(t, spy.All(), 11)
 }
 
 // The Acked hook sees every ack item the broker answered, through every way of acking.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,19 +14,80 @@ import (
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// A wait of a second or more extends the lease first; when the broker refuses (the lease ran
-// out while the handler ran), nothing is acked and the loss is reported.
-func TestConsumeBackoffOnALostLeaseAcksNothing(t *testing.T) {
+// A refused renewal loses the batch: the handler's ctx is cancelled with cause ErrLeaseLost,
+// nothing of the batch is acked, OnError hears ErrLeaseLost with the batch's first message, the
+// LeaseLost hooks get the batch (a LeaseLost hook that panics before them changes nothing),
+// Handled reports the message with no outcome, and the broker delivers it again.
+func TestARefusedRenewalLosesTheBatch(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv := mode.Server(t, queentest.WithManualClock())
+		spy, url := testutil.NewSpy(t, srv.Handler())
+		c := newTestClient(t, url)
+		var rec hookLog
+		c.hooks.add(Hooks{LeaseLost: func(LeaseLostEvent) { panic("lease hook") }})
+		c.hooks.add(rec.hooks())
+		clock, renewed := useManualRenewClock(c)
+		pushN(t, c, "lost", "p", 1)
+
+		started := make(chan struct{}, 1)
+		causes := make(chan error, 1)
+		var calls atomic.Int32
+		var reported errorLog
+		done := testutil.Go(func() error {
+			return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(2).
+				OnError(reported.record).Each().
+				Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
+					if calls.Add(1) > 1 {
+						return nil
+					}
+					started <- struct{}{}
+					<-ctx.Done()
+					causes <- context.Cause(ctx)
+					return ctx.Err()
+				})
+		})
+		testutil.Recv(t, started, "the handler")
+		srv.Advance(time.Hour) // the broker expires the lease
+		clock.Advance(5 * time.Second)
+		assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
+		assert.ErrorIs(t, testutil.Recv(t, causes, "the handler's ctx"), ErrLeaseLost)
+		require.NoError(t, testutil.Recv(t, done, "Consume"))
+
+		assert.EqualValues(t, 2, calls.Load(), "delivered again")
+		assert.Len(t, spy.Of(route.FamilyAck), 1, "only the redelivery was acked")
+		msgs, errs := reported.all()
+		lost := slices.IndexFunc(errs, func(err error) bool { return errors.Is(err, ErrLeaseLost) })
+		require.GreaterOrEqual(t, lost, 0, "OnError heard of the loss: %v", errs)
+		assert.Equal(t, "p-0", msgs[lost].TransactionID)
+
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		require.Len(t, rec.leaseLost, 1)
+		assert.Equal(t, "lost", rec.leaseLost[0].Queue)
+		require.Len(t, rec.leaseLost[0].Messages, 1)
+		assert.Equal(t, rec.leaseLost[0].Messages[0].LeaseID, rec.leaseLost[0].LeaseID)
+		require.Len(t, rec.handled, 2)
+		assert.Empty(t, rec.handled[0].Outcome, "no ack follows a lost lease")
+		assert.ErrorIs(t, rec.handled[0].Err, ErrLeaseLost)
+		require.Len(t, rec.acked, 1, "the redelivery's ack alone")
+	})
+}
+
+// An ack held back for a second or more has the lease extended first; when the broker refuses
+// (the lease ran out while the handler ran), nothing is acked and the loss is reported.
+func TestAHeldAckWhoseExtendIsRefusedAcksNothing(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t, queentest.WithManualClock())
-	proxy, base := testutil.NewSpy(t, srv.Handler())
-	c := newTestClient(t, base)
+	spy, url := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, url)
 	pushN(t, c, "lost-wait", "p", 1)
 	var attempts []int
 	var reported errorLog
@@ -40,51 +102,16 @@ func TestConsumeBackoffOnALostLeaseAcksNothing(t *testing.T) {
 		})
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2}, attempts, "delivered again once the lease ran out")
-	assert.Equal(t, 1, proxy.Count(route.Extend))
-	assert.Equal(t, 1, len(proxy.Of(route.FamilyAck)), "only the redelivery was acked")
+	assert.Equal(t, 1, spy.Count(route.Extend))
+	assert.Len(t, spy.Of(route.FamilyAck), 1, "only the redelivery was acked")
 	_, errs := reported.all()
 	require.NotEmpty(t, errs)
 	assert.ErrorIs(t, errs[len(errs)-1], ErrLeaseLost)
 }
 
-// A lost lease reaches OnError as ErrLeaseLost with the batch's first message.
-func TestConsumeLostLeaseIsReportedToOnError(t *testing.T) {
-	t.Parallel()
-	srv := queentest.NewServer(t, queentest.WithManualClock())
-	c := newTestClient(t, srv.URL())
-	clock, renewed := useManualRenewClock(c)
-	pushN(t, c, "lost-report", "p", 1)
-	started := make(chan struct{})
-	reported := make(chan error, 4)
-	ctx, cancel := context.WithCancel(testutil.Context(t))
-	done := testutil.Go(func() error {
-		return c.Queue("lost-report").LeaseTime(10*time.Second).RenewLease(true, 0).
-			OnError(func(m *Message, err error) {
-				if errors.Is(err, ErrLeaseLost) && m != nil && m.TransactionID == "p-0" {
-					reported <- err
-				}
-			}).Each().
-			Consume(ctx, func(hctx context.Context, m *Message) error {
-				if m.DeliveryAttempt == 1 {
-					close(started)
-					<-hctx.Done()
-					return hctx.Err()
-				}
-				return nil
-			})
-	})
-	testutil.Recv(t, started, "the handler")
-	srv.Advance(11 * time.Second)
-	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
-	assert.ErrorIs(t, testutil.Recv(t, reported, "the report"), ErrLeaseLost)
-	cancel()
-	require.NoError(t, testutil.Recv(t, done, "Consume"))
-}
-
-// R138, R61: the renewer keeps a batch whose handler runs three leases long; nothing is
-// delivered again meanwhile.
-func TestConsumeRenewalKeepsALongHandlerLeased(t *testing.T) {
+// The renewer keeps a batch whose handler runs three leases long: every half lease it extends
+// the lease by another, and nothing is delivered again meanwhile.
+func TestRenewalKeepsALongHandlersBatchLeased(t *testing.T) {
 	t.Parallel()
 	srv, c := brokerAndClient(t, queentest.WithManualClock())
 	clock, renewed := useManualRenewClock(c)
@@ -117,80 +144,35 @@ func TestConsumeRenewalKeepsALongHandlerLeased(t *testing.T) {
 	assert.Empty(t, drain(t, c, "long"), "completed under the renewed lease")
 }
 
-// A refused renewal cancels the handler ctx with ErrLeaseLost, and no ack is sent for it.
-func TestConsumeLostLeaseCancelsTheHandler(t *testing.T) {
+// A renewal extends by LeaseTime when it is set, else by 60s, and always sends whole seconds.
+func TestARenewalExtendsByTheLeaseTime(t *testing.T) {
 	t.Parallel()
-	srv := queentest.NewServer(t, queentest.WithManualClock())
-	proxy, url := testutil.NewSpy(t, srv.Handler())
-	c := newTestClient(t, url)
-	clock, renewed := useManualRenewClock(c)
-	pushN(t, c, "lost", "p", 1)
-
-	started := make(chan struct{}, 2)
-	causes := make(chan error, 2)
-	var attempts []int
-	done := testutil.Go(func() error {
-		return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(2).Each().
-			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
-				attempts = append(attempts, m.DeliveryAttempt)
-				if m.DeliveryAttempt > 1 {
+	for name, tc := range map[string]struct {
+		b    func(QueueBuilder) QueueBuilder
+		want string
+	}{
+		"lease time": {func(b QueueBuilder) QueueBuilder { return b.LeaseTime(3 * time.Second) }, `{"seconds":3}`},
+		"default":    {func(b QueueBuilder) QueueBuilder { return b }, `{"seconds":60}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := queentest.NewServer(t, queentest.WithManualClock())
+			spy, url := testutil.NewSpy(t, srv.Handler())
+			c := newTestClient(t, url)
+			clock, renewed := useManualRenewClock(c)
+			pushN(t, c, "q", "p", 1)
+			err := tc.b(c.Queue("q")).RenewLease(true, time.Second).Limit(1).Each().
+				Consume(testutil.Context(t), func(context.Context, *Message) error {
+					clock.Advance(time.Second)
+					assert.NoError(t, testutil.Recv(t, renewed, "a renewal"))
 					return nil
-				}
-				started <- struct{}{}
-				<-ctx.Done()
-				causes <- context.Cause(ctx)
-				return ctx.Err()
-			})
-	})
-	testutil.Recv(t, started, "the handler")
-	srv.Advance(11 * time.Second) // the broker expires the lease
-	acksBefore := len(proxy.Of(route.FamilyAck))
-	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
-	assert.ErrorIs(t, testutil.Recv(t, causes, "the handler's ctx"), ErrLeaseLost)
-	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
-	assert.Equal(t, []int{1, 2}, attempts)
-	assert.Equal(t, acksBefore+1, len(proxy.Of(route.FamilyAck)), "only the redelivery was acked")
-	assert.Empty(t, drain(t, c, "lost"))
-}
-
-// A refused renewal reaches LeaseLost with the batch, and Handled with no outcome; a
-// LeaseLost hook that panics before it changes nothing.
-func TestHooksSeeALostLease(t *testing.T) {
-	t.Parallel()
-	srv := queentest.NewServer(t, queentest.WithManualClock())
-	c := newTestClient(t, srv.URL())
-	var rec hookLog
-	c.hooks.add(Hooks{LeaseLost: func(LeaseLostEvent) { panic("lease hook") }})
-	c.hooks.add(rec.hooks())
-	clock, renewed := useManualRenewClock(c)
-	pushN(t, c, "lost", "p", 1)
-
-	started := make(chan struct{}, 1)
-	done := testutil.Go(func() error {
-		return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(1).Each().
-			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
-				started <- struct{}{}
-				<-ctx.Done()
-				return ctx.Err()
-			})
-	})
-	testutil.Recv(t, started, "the handler")
-	srv.Advance(11 * time.Second)
-	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, testutil.Recv(t, renewed, "the renewal"), ErrLeaseExpired)
-	require.NoError(t, testutil.Recv(t, done, "Consume to return"))
-
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	require.Len(t, rec.leaseLost, 1)
-	assert.Equal(t, "lost", rec.leaseLost[0].Queue)
-	require.Len(t, rec.leaseLost[0].Messages, 1)
-	assert.Equal(t, rec.leaseLost[0].Messages[0].LeaseID, rec.leaseLost[0].LeaseID)
-	require.Len(t, rec.handled, 1)
-	assert.Empty(t, rec.handled[0].Outcome)
-	assert.ErrorIs(t, rec.handled[0].Err, ErrLeaseLost)
-	assert.Empty(t, rec.acked, "nothing of a lost batch is acked")
+				})
+			require.NoError(t, err)
+			extends := spy.Of(route.FamilyExtend)
+			require.NotEmpty(t, extends)
+			assert.JSONEq(t, tc.want, string(extends[0].Body))
+		})
+	}
 }
 
 // One renewer serves every lease of a client: one extend per leaseId per period, however many

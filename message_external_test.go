@@ -14,8 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A second settle of a message returns ErrAlreadySettled and sends nothing.
-func TestAcceptanceSecondSettle(t *testing.T) {
+// A second settle of the same message, by any of its methods or by Client.Ack, returns
+// ErrAlreadySettled and sends nothing, whichever settle came first.
+func TestASecondSettleSendsNothing(t *testing.T) {
 	t.Parallel()
 	settles := map[string]func(ctx context.Context, m *queen.Message) error{
 		"Ack":        func(ctx context.Context, m *queen.Message) error { return m.Ack(ctx) },
@@ -46,15 +47,16 @@ func TestAcceptanceSecondSettle(t *testing.T) {
 	})
 }
 
-func TestMessageSettleMethodsSendTheirStatus(t *testing.T) {
+// Ack, Nack, Retry and DeadLetter each send one ack with their status and reason.
+func TestEachSettleSendsItsStatus(t *testing.T) {
 	t.Parallel()
 	for _, tc := range settleMethods {
 		t.Run(tc.status, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
-			m := popOne(t, c, mt, pop015A4, "g1")
+			m := popOne(t, c, mt, pop015Group, "g1")
 			var rec testutil.Spy
-			mt.RegisterNoResponder(rec.Respond(200, ack015A5))
+			mt.RegisterNoResponder(rec.Respond(200, ack015Completed))
 			require.NoError(t, tc.settle(t.Context(), m))
 			errField := ""
 			if tc.err != "" {
@@ -65,46 +67,24 @@ func TestMessageSettleMethodsSendTheirStatus(t *testing.T) {
 	}
 }
 
-// A second settle of the same message, by any of its methods or by Client.Ack, returns
-// ErrAlreadySettled and sends nothing, whichever settle came first.
-func TestSecondSettleSendsNothing(t *testing.T) {
-	t.Parallel()
-	for _, first := range settleMethods {
-		t.Run(first.name, func(t *testing.T) {
-			t.Parallel()
-			c, mt := mockClient(t)
-			m := popOne(t, c, mt, pop20, "billing")
-			var rec testutil.Spy
-			mt.RegisterRegexpResponder(http.MethodPost, mustRegexp(`/api/v1/ack`),
-				rec.Respond(200, `[{"index":0,"transactionId":"order-9137","success":true,"error":null}]`))
-			require.NoError(t, first.settle(t.Context(), m))
-			for _, second := range settleMethods {
-				assert.ErrorIs(t, second.settle(t.Context(), m), queen.ErrAlreadySettled, second.name)
-			}
-			_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
-			assert.ErrorIs(t, err, queen.ErrAlreadySettled, "Client.Ack")
-			rec.Only(t)
-		})
-	}
-}
-
 // A settle whose request never got an answer leaves the message unsettled, so it can be retried.
-func TestMessageSettleTransportFailureUnsettles(t *testing.T) {
+func TestASettleThatGotNoAnswerLeavesTheMessageUnsettled(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t, queen.WithRetry(0, 1, 1))
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	mt.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
 		return nil, errors.New("connection reset by peer")
 	})
 	require.Error(t, m.Ack(t.Context()))
 
 	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
+	mt.RegisterNoResponder(rec.Respond(200, ack015Completed))
 	require.NoError(t, m.Ack(t.Context()))
 	rec.Only(t)
 }
 
-func TestMessageWithoutClientIsRefused(t *testing.T) {
+// A message no Client delivered cannot be settled.
+func TestAMessageNoClientDeliveredIsRefused(t *testing.T) {
 	t.Parallel()
 	m := &queen.Message{TransactionID: "t", PartitionID: "p"}
 	require.ErrorIs(t, m.Ack(t.Context()), queen.ErrInvalidOption)

@@ -21,7 +21,7 @@ import (
 
 // Invalid UTF-8 never leaves the client: refused data and names, and a handler's error text
 // still acked as valid UTF-8.
-func TestAcceptanceInvalidUTF8NeverSent(t *testing.T) {
+func TestInvalidUTF8NeverLeavesTheClient(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
@@ -59,11 +59,11 @@ func TestAcceptanceInvalidUTF8NeverSent(t *testing.T) {
 // silentBroker fails the test on any request: every call below must be refused locally.
 func silentBroker(t *testing.T) *queen.Client {
 	t.Helper()
-	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+	_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("a request was sent: %s %s", r.Method, r.URL.EscapedPath())
 		writeJSON(w, http.StatusInternalServerError, `{"error":"unexpected"}`)
 	})
-	return stubClient(t, srv.URL, queen.WithRetry(0, 0, 0))
+	return stubClient(t, url, queen.WithRetry(0, 0, 0))
 }
 
 // Names that the broker refuses, or that would alias another path, are refused before sending.
@@ -92,8 +92,8 @@ func TestBadNamesRefusedLocally(t *testing.T) {
 		assert.ErrorIs(t, err, queen.ErrInvalidOption, "transaction push to partition %.20q", name)
 	}
 
-	empty, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	_, err := stubClient(t, empty.URL).Queue(strings.Repeat("q", 255)).Group("...").Pop(t.Context())
+	_, emptyURL := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	_, err := stubClient(t, emptyURL).Queue(strings.Repeat("q", 255)).Group("...").Pop(t.Context())
 	assert.NoError(t, err, "255 bytes and \"...\" are allowed")
 }
 
@@ -149,7 +149,7 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var got []string
-	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+	_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		got = append(got, r.URL.EscapedPath())
 		mu.Unlock()
@@ -159,7 +159,7 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 		}
 		writeJSON(w, http.StatusOK, `{"success":true,"deleted":true}`)
 	})
-	c := stubClient(t, srv.URL)
+	c := stubClient(t, url)
 	_, err := c.Queue("a/b c?").Partition("p#1%").Pop(t.Context())
 	require.NoError(t, err)
 	require.NoError(t, admin.New(c).DeleteConsumerGroupOnQueue(t.Context(), "g/..", "q/../x"))
@@ -169,25 +169,4 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 		"/api/v1/pop/queue/a%2Fb%20c%3F/partition/p%231%25",
 		"/api/v1/consumer-groups/g%2F../queues/q%2F..%2Fx",
 	}, got)
-}
-
-// A redirect is never followed: a 3xx is the call's answer, as an *APIError.
-func TestRedirectsAreNotFollowed(t *testing.T) {
-	t.Parallel()
-	srv, n := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/elsewhere" {
-			t.Errorf("the redirect was followed: %s %s", r.Method, r.URL.Path)
-		}
-		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
-	})
-	c := stubClient(t, srv.URL)
-	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
-	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
-	var apiErr *queen.APIError
-	require.True(t, errors.As(err, &apiErr), "got %v", err)
-	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
-	_, err = c.Queue("orders").Pop(t.Context())
-	require.True(t, errors.As(err, &apiErr), "got %v", err)
-	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
-	assert.EqualValues(t, 2, n.Load(), "one request per call, no retry")
 }

@@ -21,8 +21,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Pop defaults: no wait, an empty non-nil slice and nil error when there is nothing.
-func TestAcceptancePopDefaults(t *testing.T) {
+// A Pop answers at once by default: an empty non-nil slice and a nil error when there is
+// nothing, else the message with every field the broker sent.
+func TestAPopAnswersAtOnceByDefault(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m)
@@ -51,7 +52,7 @@ func TestAcceptancePopDefaults(t *testing.T) {
 }
 
 // A waiting Pop returns an empty answer after its Timeout; a push wakes it.
-func TestAcceptancePopWait(t *testing.T) {
+func TestAWaitingPopEndsEmptyAtItsTimeoutOrWakesOnAPush(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, _, c := tapped(t, m, queentest.WithManualClock())
@@ -69,7 +70,7 @@ func TestAcceptancePopWait(t *testing.T) {
 }
 
 // SubscriptionFrom(t) starts a new group at the messages pushed at or after t.
-func TestAcceptanceSubscriptionFrom(t *testing.T) {
+func TestSubscriptionFromStartsANewGroupAtThatTime(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m, queentest.WithManualClock())
@@ -86,9 +87,9 @@ func TestAcceptanceSubscriptionFrom(t *testing.T) {
 	})
 }
 
-// API.md Namespace/Task: "with Task: discovery pop across queues (Queue name then empty)",
-// against the reference broker, for Pop and Consume (R22).
-func TestDiscoveryPopAndConsume_R22(t *testing.T) {
+// With Namespace or Task (and no queue name), Pop and Consume lease from whichever queue carries
+// those labels.
+func TestADiscoveryPopLeasesFromTheQueuesWithTheLabels(t *testing.T) {
 	t.Parallel()
 	_, c := brokerClient(t)
 	ctx := t.Context()
@@ -247,7 +248,8 @@ func runPopAck(b *testing.B, c *queen.Client, q queen.QueueBuilder, popAck func(
 	b.ReportMetric(float64(mallocs)/msgs, "allocs/msg")
 }
 
-func TestIntegrationPushPopAck_R14_R40(t *testing.T) {
+// Pushed messages pop in offset order with every field set, and once acked are gone.
+func TestPushedMessagesPopInOrderAndAckedOnesAreGone(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, testIntegrationPushPopAck)
 }
@@ -281,7 +283,9 @@ func testIntegrationPushPopAck(t *testing.T, mode testmode.Mode) {
 	assert.Empty(t, msgs)
 }
 
-func TestIntegrationSubscriptionModes_R103_R104(t *testing.T) {
+// A group in mode all starts at the oldest message; one in mode new (the default) at what is
+// pushed after its first pop.
+func TestSubscriptionModesSayWhereANewGroupStarts(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeClient(t, mode)
@@ -304,28 +308,9 @@ func TestIntegrationSubscriptionModes_R103_R104(t *testing.T) {
 	})
 }
 
-func TestIntegrationLongPollWakesOnPush_R24(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
-		_, c := modeClient(t, mode)
-		q := c.Queue("wake")
-		type popped struct {
-			msgs []*queen.Message
-			err  error
-		}
-		done := make(chan popped, 1)
-		go func() {
-			msgs, err := q.Wait(true).Timeout(30 * time.Second).Pop(t.Context())
-			done <- popped{msgs, err}
-		}()
-		pushN(t, q, 1) // before or after the pop starts waiting, it must receive this
-		got := <-done
-		require.NoError(t, got.err)
-		require.Len(t, got.msgs, 1)
-	})
-}
-
-func TestIntegrationMultiPartitionPopAndAck_R32_R88(t *testing.T) {
+// A multi-partition pop shares one lease across its partitions; each message is acked with its
+// own partitionId under the shared leaseId.
+func TestAMultiPartitionPopIsAckedPartitionByPartition(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeClient(t, mode)
@@ -357,9 +342,9 @@ func TestIntegrationMultiPartitionPopAndAck_R32_R88(t *testing.T) {
 	})
 }
 
-// R137: "when on, the SDK sends autopilot=true and omits batch and partitions unless the user
-// set them". A Pop with Autopilot(true) and no Batch must not send batch=1.
-func TestPopAutopilotOmitsBatch_R137(t *testing.T) {
+// Under autopilot a Pop sends autopilot=true and leaves batch and partitions out unless they are
+// set: Autopilot(true) and no Batch sends no batch=1.
+func TestAnAutopilotPopLeavesTheBatchToTheBroker(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -370,10 +355,9 @@ func TestPopAutopilotOmitsBatch_R137(t *testing.T) {
 	assert.Equal(t, url.Values{"autopilot": {"true"}}, q)
 }
 
-// Ambiguous: O15 "formats timestamps as RFC 3339 and URL-encodes them (+ as
-// %2B)". The SDK converts to UTC, so a "+" never appears; a tester giving a +01:00 time may look
-// for %2B in the query.
-func TestSubscriptionFromKeepsTheOffset_O15(t *testing.T) {
+// A start time reaches the broker in RFC 3339 with the caller's offset, its "+" escaped as %2B,
+// never as a space (a 0.15 broker silently ignores a time it cannot read).
+func TestSubscriptionFromIsSentWithItsOffsetEscaped(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -382,15 +366,20 @@ func TestSubscriptionFromKeepsTheOffset_O15(t *testing.T) {
 	_, err := c.Queue("q").Group("g").SubscriptionFrom(from).Pop(t.Context())
 	require.NoError(t, err)
 	assert.Contains(t, rec.Only(t).RawQuery, "subscriptionFrom=2026-11-29T21%3A00%3A00%2B01%3A00")
+	rec.Reset()
+	_, err = c.Queue("q").Group("g").SubscriptionFrom(time.Unix(0, 0).UTC()).Pop(t.Context())
+	require.NoError(t, err)
+	assert.Contains(t, rec.Only(t).RawQuery, "subscriptionFrom=1970-01-01T00%3A00%3A00Z")
 }
 
-// wire-0.15.md A4: pop of partition p1, consumerGroup=g1, batch=10.
-const pop015A4 = `{"consumerGroup":"g1","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":1},"id":"01a22945-db81-7000-89ce-1fc92ee081bb","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":2},"id":"01a22945-db81-7001-9d7d-fce4f486f19a","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01","transactionId":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":3,"s":"three"},"id":"01a22945-db81-7002-97e6-b5f483cf0bfb","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"tx-basic-3"}],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`
+// pop015Group is a captured 0.15 pop of partition p1 for consumerGroup g1, batch 10.
+const pop015Group = `{"consumerGroup":"g1","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","messages":[{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":1},"id":"01a22945-db81-7000-89ce-1fc92ee081bb","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":2},"id":"01a22945-db81-7001-9d7d-fce4f486f19a","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01","transactionId":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"consumerGroup":"g1","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":3,"s":"three"},"id":"01a22945-db81-7002-97e6-b5f483cf0bfb","leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"tx-basic-3"}],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`
 
-// wire-0.15.md A11c: a queue-mode pop.
-const pop015A11c = `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":3,"s":"three"},"id":"01a22945-db81-7002-97e6-b5f483cf0bfb","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"tx-basic-3"}],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`
+// pop015QueueMode is a captured 0.15 queue-mode pop.
+const pop015QueueMode = `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:13.767056Z","data":{"n":3,"s":"three"},"id":"01a22945-db81-7002-97e6-b5f483cf0bfb","leaseId":"01a22946-05c7-7000-bbda-b2a55e0aa081","partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","producerSub":null,"traceId":null,"transactionId":"tx-basic-3"}],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`
 
-func TestPopDecodes20Message_R42(t *testing.T) {
+// A 2.0 message decodes field by field.
+func TestA20MessageDecodes(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -417,11 +406,12 @@ func TestPopDecodes20Message_R42(t *testing.T) {
 	assert.Equal(t, 1, v.N)
 }
 
-func TestPopDecodes015Messages_O5(t *testing.T) {
+// 0.15 messages decode field by field, with an unknown offset (-1) and delivery attempt (0).
+func TestA015MessageDecodesWithoutOffsetOrAttempt(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(200, pop015A4))
+	mt.RegisterNoResponder(rec.Respond(200, pop015Group))
 
 	msgs, err := c.Queue("smoke-basic").Partition("p1").Group("g1").Batch(10).Pop(t.Context())
 	require.NoError(t, err)
@@ -444,11 +434,12 @@ func TestPopDecodes015Messages_O5(t *testing.T) {
 	assert.Equal(t, "/api/v1/pop/queue/smoke-basic/partition/p1", req.Path)
 }
 
-func TestPopDecodes015NullAndStringData_R44(t *testing.T) {
+// A message's data is the pushed payload unchanged, null and strings included.
+func TestAMessagesDataIsThePayloadUnchanged(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
-	// wire-0.15.md B7h.
+	// A captured answer with null and string data.
 	mt.RegisterNoResponder(rec.Respond(200, `{"consumerGroup":"__QUEUE_MODE__","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","messages":[{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.343739Z","data":null,"id":"01a22946-2fca-7000-8ba9-7aa58527d36f","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"c40b5d9e-327e-4778-8950-199190a29cf1"},{"consumerGroup":"__QUEUE_MODE__","createdAt":"2026-11-29T21:46:35.368625Z","data":"just a string","id":"01a22946-2fe3-7000-85d9-a63447316dcb","leaseId":"01a22946-2ffb-7000-a58d-7457e1ad3b5e","partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","producerSub":null,"traceId":null,"transactionId":"ed27a59e-282b-4e5e-a254-3f197c68b226"}],"partition":"Default","partitionId":"06386b86-8df8-4be1-9c4d-f07dc078cbe1","partitionsClaimed":1,"queue":"smoke-nopayload","success":true}`))
 
 	msgs, err := c.Queue("smoke-nopayload").Batch(10).Pop(t.Context())
@@ -462,8 +453,8 @@ func TestPopDecodes015NullAndStringData_R44(t *testing.T) {
 	assert.Nil(t, p)
 }
 
-// Every "nothing to deliver" answer of both broker versions is an empty slice, not an error (R41, O2).
-func TestPopEmptyVariants_R41_O2(t *testing.T) {
+// Every "nothing to deliver" answer of both broker versions is an empty slice, not an error.
+func TestEveryEmptyAnswerIsAnEmptySlice(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name   string
@@ -472,12 +463,12 @@ func TestPopEmptyVariants_R41_O2(t *testing.T) {
 	}{
 		{"2.0 bodiless 204", 204, ""},
 		{"2.0 conflating group", 200, `{"messages":[]}`},
-		{"0.15 A4b lease_held", 200, `{"error":"lease_held","messages":[],"success":false}`},
-		{"0.15 A9 partition drained", 200, `{"consumerGroup":"g1","leaseId":"01a22945-dcff-7000-ad31-d83058d96aca","messages":[],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`},
-		{"0.15 A9c no_available_partition", 200, `{"error":"no_available_partition","messages":[],"success":false}`},
-		{"0.15 A10 long-poll timeout", 200, `{"consumerGroup":"g1","leaseId":null,"messages":[],"partition":"p1","partitionId":null,"queue":"smoke-basic","success":true}`},
-		{"0.15 A10b wildcard long-poll timeout", 200, `{"consumerGroup":"g1","leaseId":null,"messages":[],"partition":"","partitionId":null,"queue":"smoke-basic","success":true}`},
-		{"0.15 B9b partition_not_found", 200, `{"error":"partition_not_found","messages":[],"success":false}`},
+		{"0.15 lease_held", 200, `{"error":"lease_held","messages":[],"success":false}`},
+		{"0.15 partition drained", 200, `{"consumerGroup":"g1","leaseId":"01a22945-dcff-7000-ad31-d83058d96aca","messages":[],"partition":"p1","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","partitionsClaimed":1,"queue":"smoke-basic","success":true}`},
+		{"0.15 no_available_partition", 200, `{"error":"no_available_partition","messages":[],"success":false}`},
+		{"0.15 long-poll timeout", 200, `{"consumerGroup":"g1","leaseId":null,"messages":[],"partition":"p1","partitionId":null,"queue":"smoke-basic","success":true}`},
+		{"0.15 wildcard long-poll timeout", 200, `{"consumerGroup":"g1","leaseId":null,"messages":[],"partition":"","partitionId":null,"queue":"smoke-basic","success":true}`},
+		{"0.15 partition_not_found", 200, `{"error":"partition_not_found","messages":[],"success":false}`},
 		{"0.15 maintenance 204 with a body", 204, `{"messages":[],"paused":true}`},
 	}
 	for _, tc := range cases {
@@ -495,8 +486,8 @@ func TestPopEmptyVariants_R41_O2(t *testing.T) {
 	}
 }
 
-// A 0.15 database failure answered as 200 is a server error, not an empty pop (O3).
-func TestPopDatabaseErrorAs200IsAPIError_O3(t *testing.T) {
+// A 0.15 database failure answered as 200 is a server error, not an empty pop.
+func TestAPopAnsweredWithADatabaseErrorIsAnAPIError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -511,8 +502,8 @@ func TestPopDatabaseErrorAs200IsAPIError_O3(t *testing.T) {
 	rec.Only(t) // a 200 is not retried
 }
 
-// A 0.15 broker answers the discovery route with an HTML 404: reported as unsupported (O4, O10).
-func TestPopDiscoveryOn015IsUnsupported_O10(t *testing.T) {
+// A 0.15 broker answers the discovery route with an HTML 404: reported as unsupported.
+func TestADiscoveryPopA015BrokerLacksIsUnsupported(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -534,7 +525,9 @@ func TestPopDiscoveryOn015IsUnsupported_O10(t *testing.T) {
 	assert.Equal(t, "invoice", q.Get("task"))
 }
 
-func TestPopQueryParameters_O13_O14_O15(t *testing.T) {
+// A Pop's query holds each setting as the broker reads it: a named group always states its start,
+// queue mode names no group, booleans are true or false, lease time in whole seconds.
+func TestAPopsQuerySaysEverySetting(t *testing.T) {
 	t.Parallel()
 	from := time.Date(2026, 11, 29, 21, 0, 0, 500, time.FixedZone("CET", 3600))
 	cases := []struct {
@@ -590,43 +583,8 @@ func TestPopQueryParameters_O13_O14_O15(t *testing.T) {
 	}
 }
 
-// A "+" in a timestamp must reach the broker as %2B, never as a space (O15, R39).
-func TestPopEncodesPlusInTimestamp_O15(t *testing.T) {
-	t.Parallel()
-	c, mt := mockClient(t)
-	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(204, ""))
-	_, err := c.Queue("q").Group("g").SubscriptionFrom(time.Unix(0, 0)).Pop(t.Context())
-	require.NoError(t, err)
-	assert.Contains(t, rec.Only(t).RawQuery, "subscriptionFrom=1970-01-01T00%3A00%3A00Z")
-}
-
-func TestPopRefusesInvalidSettingsBeforeSending(t *testing.T) {
-	t.Parallel()
-	cases := map[string]func(c *queen.Client) queen.QueueBuilder{
-		"timeout":    func(c *queen.Client) queen.QueueBuilder { return c.Queue("q").Timeout(61 * time.Second) },
-		"batch":      func(c *queen.Client) queen.QueueBuilder { return c.Queue("q").Batch(0) },
-		"partitions": func(c *queen.Client) queen.QueueBuilder { return c.Queue("q").Partitions(65) },
-		"queue":      func(c *queen.Client) queen.QueueBuilder { return c.Queue("") },
-		"conflation": func(c *queen.Client) queen.QueueBuilder {
-			return c.Queue("q").Group("g").Conflation(true).AutoAck(true)
-		},
-	}
-	for setting, b := range cases {
-		t.Run(setting, func(t *testing.T) {
-			t.Parallel()
-			c, mt := mockClient(t)
-			var rec testutil.Spy
-			mt.RegisterNoResponder(rec.Respond(204, ""))
-			_, err := b(c).Pop(t.Context())
-			require.ErrorIs(t, err, queen.ErrInvalidOption)
-			assert.Contains(t, err.Error(), setting)
-			assert.Empty(t, rec.All(), "nothing sent")
-		})
-	}
-}
-
-func TestPopRequestHeaders(t *testing.T) {
+// A pop carries the token and the SDK's User-Agent.
+func TestAPopCarriesTheTokenAndTheUserAgent(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t, queen.WithToken("tok-123"))
 	var rec testutil.Spy
@@ -639,7 +597,7 @@ func TestPopRequestHeaders(t *testing.T) {
 }
 
 // A message field the SDK cannot read must not lose the leased batch.
-func TestPopToleratesOddCreatedAt(t *testing.T) {
+func TestAnUnreadableCreatedAtDoesNotLoseTheBatch(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -653,7 +611,8 @@ func TestPopToleratesOddCreatedAt(t *testing.T) {
 	assert.Equal(t, 12, msgs[0].DeliveryAttempt)
 }
 
-func TestPopRefusesNonIntegerOffset(t *testing.T) {
+// An offset that is not an integer makes the answer unreadable: an *APIError.
+func TestANonIntegerOffsetIsAnAPIError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -663,12 +622,12 @@ func TestPopRefusesNonIntegerOffset(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 }
 
-// O2, O3, O5: every 0.15 pop answer of the transcript decodes: messages field by field as the
-// broker sent them, "nothing to deliver" as an empty slice.
-func TestWire015EveryPopCapture_O2_O5(t *testing.T) {
+// Every captured 0.15 pop answer decodes: messages field by field as the broker sent them,
+// "nothing to deliver" as an empty slice.
+func TestEveryCaptured015PopAnswerDecodes(t *testing.T) {
 	t.Parallel()
-	for _, cp := range loadCaptures(t, "pop") {
-		t.Run(cp.Title, func(t *testing.T) {
+	for _, cp := range testutil.Captures(t, captures015, "pop") {
+		t.Run(cp.Name(), func(t *testing.T) {
 			t.Parallel()
 			var want struct {
 				LeaseID  *string `json:"leaseId"`
@@ -707,8 +666,8 @@ func TestWire015EveryPopCapture_O2_O5(t *testing.T) {
 				created, err := time.Parse(time.RFC3339Nano, w.CreatedAt)
 				require.NoError(t, err)
 				assert.True(t, created.Equal(m.CreatedAt), "createdAt %s", w.CreatedAt)
-				assert.Equal(t, int64(-1), m.Offset, "O5: unknown offset")
-				assert.Zero(t, m.DeliveryAttempt, "O5: unknown deliveryAttempt")
+				assert.Equal(t, int64(-1), m.Offset, "an unknown offset")
+				assert.Zero(t, m.DeliveryAttempt, "an unknown delivery attempt")
 			}
 		})
 	}

@@ -15,25 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Send blocks while MaxBuffered items are unanswered, and returns ctx's error if it ends first.
-func TestAcceptanceProducerSendBlocksWhenFull(t *testing.T) {
-	t.Parallel()
-	srv, _, c := tapped(t, testmode.Modes[0])
-	srv.Fail(queentest.Fault{Route: "push", Delay: 300 * time.Millisecond})
-	p, err := c.NewProducer(queen.ProducerConfig{MaxBuffered: 1, Linger: time.Millisecond})
-	require.NoError(t, err)
-	require.NoError(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: 1}))
-	ctx, cancel := context.WithTimeout(testutil.Context(t), 20*time.Millisecond)
-	defer cancel()
-	assert.ErrorIs(t, p.Send(ctx, "q", queen.PushItem{Data: 2}), context.DeadlineExceeded)
-	require.NoError(t, p.Close(testutil.Context(t)))
-	msgs, err := c.Queue("q").Batch(10).Pop(testutil.Context(t))
-	require.NoError(t, err)
-	assert.Len(t, msgs, 1, "only the accepted item is stored")
-}
-
 // A Producer request whose answer was lost is resent and stored once.
-func TestAcceptanceProducerResendIsDeduplicated(t *testing.T) {
+func TestAProducerRequestWhoseAnswerWasLostIsStoredOnce(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m, queentest.WithManualClock())
@@ -76,7 +59,7 @@ func (r *resultLog) onResult(queue string, item queen.PushItem, res queen.PushRe
 }
 
 // OnResult is called exactly once per item; items of a partition are stored in Send order.
-func TestAcceptanceProducerResultsAndOrder(t *testing.T) {
+func TestOnResultHearsEveryItemOnceAndPartitionsKeepSendOrder(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		_, tap, c := tapped(t, m, queentest.WithManualClock())
@@ -121,7 +104,7 @@ func TestAcceptanceProducerResultsAndOrder(t *testing.T) {
 
 // Close whose ctx ends first stops retrying, reports every unanswered item once with an error,
 // and returns ctx's error; Send then returns ErrClosed.
-func TestAcceptanceProducerCloseWithCtxEnding(t *testing.T) {
+func TestCloseWhoseCtxEndsFirstReportsEveryUnansweredItem(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m, queentest.WithManualClock())
@@ -147,20 +130,4 @@ func TestAcceptanceProducerCloseWithCtxEnding(t *testing.T) {
 		log.mu.Unlock()
 		assert.ErrorIs(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: 1}), queen.ErrClosed)
 	})
-}
-
-// An invalid config or item is refused with ErrInvalidOption before anything is sent.
-func TestAcceptanceProducerInvalid(t *testing.T) {
-	t.Parallel()
-	_, tap, c := tapped(t, testmode.Modes[0])
-	for _, cfg := range []queen.ProducerConfig{{Linger: -1}, {MaxBatch: -1}, {MaxBuffered: -1}, {MaxBatch: 10001}} {
-		_, err := c.NewProducer(cfg)
-		assert.ErrorIs(t, err, queen.ErrInvalidOption, "%+v", cfg)
-	}
-	p, err := c.NewProducer(queen.ProducerConfig{})
-	require.NoError(t, err)
-	assert.ErrorIs(t, p.Send(testutil.Context(t), "", queen.PushItem{Data: 1}), queen.ErrInvalidOption)
-	assert.ErrorIs(t, p.Send(testutil.Context(t), "q", queen.PushItem{Data: jsonRaw(`{`)}), queen.ErrInvalidOption)
-	require.NoError(t, p.Close(testutil.Context(t)))
-	assert.Empty(t, tap.All())
 }

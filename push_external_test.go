@@ -18,7 +18,7 @@ import (
 )
 
 // A push whose answer was lost is resent under the same transactionId and stored once.
-func TestAcceptancePushResendIsDeduplicated(t *testing.T) {
+func TestAPushWhoseAnswerWasLostIsStoredOnce(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
 		srv, _, c := tapped(t, m, queentest.WithManualClock())
@@ -34,7 +34,9 @@ func TestAcceptancePushResendIsDeduplicated(t *testing.T) {
 	})
 }
 
-func TestIntegrationPushDedup_R6_R8(t *testing.T) {
+// A transactionId already in the partition stores nothing: the result is duplicate, with the
+// stored message's id and offset; within one push, the first of a repeat is queued.
+func TestARepeatedTransactionIdIsADuplicate(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		_, c := modeClient(t, mode)
@@ -59,11 +61,12 @@ func TestIntegrationPushDedup_R6_R8(t *testing.T) {
 	})
 }
 
-func TestPushDecodes015Results_O7(t *testing.T) {
+// 0.15 push results decode by position, with no offset (-1).
+func TestA015PushAnswerDecodes(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
-	// wire-0.15.md A3.
+	// A captured 0.15 push.
 	mt.RegisterNoResponder(rec.Respond(200, `[{"index":0,"message_id":"01a22945-db81-7000-89ce-1fc92ee081bb","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":null,"transaction_id":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c"},{"index":1,"message_id":"01a22945-db81-7001-9d7d-fce4f486f19a","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01","transaction_id":"0ac1a02e-1b79-4234-aed2-8cedc13f74b6"},{"index":2,"message_id":"01a22945-db81-7002-97e6-b5f483cf0bfb","partition_id":"039cf519-3102-46c2-86d2-8a85fee50b58","queueName":"smoke-basic","status":"queued","trace_id":null,"transaction_id":"tx-basic-3"}]`))
 
 	results, err := c.Queue("smoke-basic").Partition("p1").Push(t.Context(),
@@ -101,8 +104,8 @@ func TestPushDecodes015Results_O7(t *testing.T) {
 	}
 }
 
-// wire-0.15.md A3b: a 0.15 duplicate lacks partition_id, trace_id and offset (R6, O7).
-func TestPushDuplicate015_R6_O7(t *testing.T) {
+// A 0.15 duplicate lacks partition_id, trace_id and offset.
+func TestA015DuplicateDecodes(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -114,8 +117,8 @@ func TestPushDuplicate015_R6_O7(t *testing.T) {
 		Status: "duplicate", Offset: -1}}, results)
 }
 
-// The 2.0 push result of SPEC.md §2.3 (R10), answered 201 with an offset.
-func TestPushDecodes20Results_R10(t *testing.T) {
+// A 2.0 push answers 201 with one result per item, in order, each with its offset.
+func TestA20PushAnswerDecodes(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -130,8 +133,8 @@ func TestPushDecodes20Results_R10(t *testing.T) {
 	assert.NotContains(t, rec.Only(t).Body, `"partition"`, "no partition: the broker's Default")
 }
 
-// Payloads of every JSON type reach the broker unchanged (R12, R44).
-func TestPushPayloadTypes_R44(t *testing.T) {
+// Payloads of every JSON type reach the broker unchanged.
+func TestEveryPayloadTypeReachesTheBrokerUnchanged(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		data any
@@ -166,7 +169,9 @@ func TestPushPayloadTypes_R44(t *testing.T) {
 	}
 }
 
-func TestPushRefusesBadInputBeforeSending_O8(t *testing.T) {
+// A bad item (a trace id that is not a canonical UUID, which a 0.15 broker fails other clients'
+// pushes on; data that is not JSON) or an empty queue is refused before anything is sent.
+func TestAPushRefusesBadInputBeforeSending(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name  string
@@ -233,8 +238,9 @@ func requestSizes(rec *testutil.Spy) []int {
 	return sizes
 }
 
-// Long pushes are split into requests of at most 10,000 items (R146); results keep the item order.
-func TestPushSplitsAtTheItemLimit_R146(t *testing.T) {
+// Long pushes are split into requests of at most 10,000 items, the broker's limit; results keep
+// the item order.
+func TestALongPushIsSplitAtTheItemLimit(t *testing.T) {
 	t.Parallel()
 	c, rec := splitRecorder(t)
 	items := make([]queen.PushItem, 10001)
@@ -251,7 +257,7 @@ func TestPushSplitsAtTheItemLimit_R146(t *testing.T) {
 }
 
 // An item's own Partition wins over the builder's; one request carries several partitions.
-func TestPushItemPartition(t *testing.T) {
+func TestAnItemsOwnPartitionWins(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -269,7 +275,7 @@ func TestPushItemPartition(t *testing.T) {
 }
 
 // A push answered with a result count that does not match is an error, not a guess.
-func TestPushResultCountMismatchIsAnError(t *testing.T) {
+func TestAResultCountThatDoesNotMatchIsAnError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -279,8 +285,8 @@ func TestPushResultCountMismatchIsAnError(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 }
 
-// O7: an item a 0.15 broker buffered (maintenance, failover) is reported as such.
-func TestPushBuffered015_O7(t *testing.T) {
+// An item a 0.15 broker buffered (maintenance, failover) is reported as such.
+func TestABufferedItemIsReportedAsSuch(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -290,8 +296,8 @@ func TestPushBuffered015_O7(t *testing.T) {
 	assert.Equal(t, []queen.PushResult{{TransactionID: "t", MessageID: "m", Status: "buffered", Offset: -1}}, results)
 }
 
-// O3: a database failure answered as 200 is a server error.
-func TestPushDatabaseErrorIsAPIError_O3(t *testing.T) {
+// A 0.15 database failure answered as 200 is a server error.
+func TestAPushAnsweredWithADatabaseErrorIsAnAPIError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -303,8 +309,9 @@ func TestPushDatabaseErrorIsAPIError_O3(t *testing.T) {
 	assert.Contains(t, apiErr.Message, "duplicate key")
 }
 
-// R11: a 400 from the broker is returned with its text, and not retried.
-func TestPushValidationErrorIsAPIError_R11(t *testing.T) {
+// A 400 from the broker (it stores nothing of such a push) is returned with its text, and not
+// retried.
+func TestAPushTheBrokerRefusesIsAnAPIError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -316,15 +323,15 @@ func TestPushValidationErrorIsAPIError_R11(t *testing.T) {
 	rec.Only(t)
 }
 
-// O7: every 0.15 push answer: results by position (no offset: -1), a 400 as *APIError.
-func TestWire015EveryPushCapture_O7(t *testing.T) {
+// Every captured 0.15 push answer: results by position (no offset: -1), a 400 as *APIError.
+func TestEveryCaptured015PushAnswerIsRead(t *testing.T) {
 	t.Parallel()
-	for _, cp := range loadCaptures(t, "push") {
+	for _, cp := range testutil.Captures(t, captures015, "push") {
 		var req struct{ Items []json.RawMessage }
 		if json.Unmarshal([]byte(cp.Request), &req) != nil || len(req.Items) == 0 {
 			continue // no items, or not JSON: a request the SDK never sends
 		}
-		t.Run(cp.Title, func(t *testing.T) {
+		t.Run(cp.Name(), func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			var rec testutil.Spy

@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Large payloads split a push before its body nears the broker's 32 MiB limit (R146); an item
-// larger than the split size still goes, alone.
-func TestPushChunkLenBoundsTheBody_R146(t *testing.T) {
+// Large payloads split a push before its body nears the broker's 32 MiB limit; an item larger
+// than the split size still goes, alone.
+func TestAPushIsSplitBeforeItsBodyNearsTheLimit(t *testing.T) {
 	t.Parallel()
 	payload := make([]byte, 17<<20)
 	item := func(size int) wire.PushItem { return wire.PushItem{Queue: "q", Payload: payload[:size]} }
@@ -30,7 +30,7 @@ func TestPushChunkLenBoundsTheBody_R146(t *testing.T) {
 }
 
 // One push stores each item in its own partition, against the reference broker.
-func TestPushItemPartitionStored(t *testing.T) {
+func TestOnePushStoresEachItemInItsOwnPartition(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
 	c := newTestClient(t, srv.URL())
@@ -53,7 +53,7 @@ func TestPushItemPartitionStored(t *testing.T) {
 }
 
 // An item's own partition name is checked like the builder's, before anything is sent.
-func TestPushItemPartitionIsChecked(t *testing.T) {
+func TestAnItemsOwnPartitionNameIsChecked(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1") // nothing listens: a request would fail differently
 	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1}, PushItem{Data: 2, Partition: ".."})

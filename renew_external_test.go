@@ -2,7 +2,6 @@ package queen_test
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -15,28 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Message.Renew and Client.Renew extend a live lease; a lost one is refused.
-func TestAcceptanceRenew(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		srv, _, c := tapped(t, m, queentest.WithManualClock())
-		push(t, c, "q", "", 0)
-		msgs, err := c.Queue("q").Pop(testutil.Context(t))
-		require.NoError(t, err)
-		require.Len(t, msgs, 1)
-		exp, err := msgs[0].Renew(testutil.Context(t), 2*time.Minute)
-		require.NoError(t, err)
-		assert.False(t, exp.IsZero())
-		_, err = c.Renew(testutil.Context(t), msgs[0].LeaseID, time.Minute)
-		require.NoError(t, err)
-		srv.Advance(time.Hour)
-		_, err = msgs[0].Renew(testutil.Context(t), time.Minute)
-		require.Error(t, err)
-		assert.True(t, errors.Is(err, queen.ErrLeaseExpired) || errors.Is(err, queen.ErrLeaseLost), "%v", err)
-	})
-}
-
-func TestIntegrationRenewAndExpiry_R54_R61_R63(t *testing.T) {
+// Message.Renew and Client.Renew extend a live lease past its first end; a lease that was
+// released or ran out cannot be renewed, nor its messages acked, and they come back.
+func TestARenewalExtendsALiveLeaseOnly(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv, c := modeClient(t, mode, queentest.WithManualClock())
@@ -72,7 +52,9 @@ func TestIntegrationRenewAndExpiry_R54_R61_R63(t *testing.T) {
 	})
 }
 
-func TestRenewSendsWholeSeconds_R138_O22(t *testing.T) {
+// A renewal sends the extension in whole seconds, rounded up, at least one (a 0.15 broker reads
+// no seconds as 60), and returns the new expiry.
+func TestARenewalSendsWholeSeconds(t *testing.T) {
 	t.Parallel()
 	cases := map[time.Duration]string{
 		120 * time.Second:       `{"seconds":120}`,
@@ -85,7 +67,7 @@ func TestRenewSendsWholeSeconds_R138_O22(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			var rec testutil.Spy
-			// wire-0.15.md A6.
+			// A captured 0.15 extend answer.
 			mt.RegisterNoResponder(rec.Respond(200, `[{"error":null,"expiresAt":"2026-11-29T21:48:14.025Z","index":0,"leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","success":true}]`))
 			exp, err := c.Renew(t.Context(), "01a22945-dbbd-7000-ae31-34cbc1c0d5de", extend)
 			require.NoError(t, err)
@@ -98,15 +80,15 @@ func TestRenewSendsWholeSeconds_R138_O22(t *testing.T) {
 	}
 }
 
-// Every refusal, whatever its text, is a lost lease (R63, R64, O22).
-func TestRenewRefusalIsErrLeaseExpired_O22(t *testing.T) {
+// Every refusal, whatever its text (expired, released, unknown), is a lost lease.
+func TestARefusedRenewalIsErrLeaseExpired(t *testing.T) {
 	t.Parallel()
 	for _, reason := range []string{"Lease not found", "Lease already expired", "Lease not active"} {
 		t.Run(reason, func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			var rec testutil.Spy
-			// wire-0.15.md B5 / G6, and the other 0.15 texts.
+			// The texts a 0.15 broker refuses with.
 			mt.RegisterNoResponder(rec.Respond(200, `[{"error":"`+reason+`","expiresAt":null,"index":0,"leaseId":"00000000-0000-0000-0000-000000000000","success":false}]`))
 			exp, err := c.Renew(t.Context(), "00000000-0000-0000-0000-000000000000", time.Minute)
 			require.ErrorIs(t, err, queen.ErrLeaseExpired)
@@ -116,7 +98,8 @@ func TestRenewRefusalIsErrLeaseExpired_O22(t *testing.T) {
 	}
 }
 
-func TestRenewDatabaseErrorIsAPIError_O3(t *testing.T) {
+// A 0.15 database error answered as a 200 object is an *APIError, not a lost lease.
+func TestARenewalAnsweredWithADatabaseErrorIsAnAPIError(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -127,7 +110,8 @@ func TestRenewDatabaseErrorIsAPIError_O3(t *testing.T) {
 	assert.NotErrorIs(t, err, queen.ErrLeaseExpired)
 }
 
-func TestRenewRefusesBadInput(t *testing.T) {
+// A renewal without a lease or with a negative extension is refused before anything is sent.
+func TestARenewalRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -141,10 +125,11 @@ func TestRenewRefusesBadInput(t *testing.T) {
 	assert.Empty(t, rec.All())
 }
 
-func TestMessageRenewUsesItsLease(t *testing.T) {
+// Message.Renew renews the lease the message was delivered under.
+func TestMessageRenewRenewsTheMessagesLease(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `[{"error":null,"expiresAt":"2026-11-29T21:48:14.025Z","index":0,"leaseId":"01a22945-dbbd-7000-ae31-34cbc1c0d5de","success":true}]`))
 	_, err := m.Renew(t.Context(), 30*time.Second)
@@ -152,11 +137,11 @@ func TestMessageRenewUsesItsLease(t *testing.T) {
 	assert.Equal(t, "/api/v1/lease/01a22945-dbbd-7000-ae31-34cbc1c0d5de/extend", rec.Only(t).Path)
 }
 
-// O22: every 0.15 extend answer: the new expiry, or a refusal as ErrLeaseExpired, or a 400.
-func TestWire015EveryExtendCapture_O22(t *testing.T) {
+// Every captured 0.15 extend answer: the new expiry, or a refusal as ErrLeaseExpired, or a 400.
+func TestEveryCaptured015ExtendAnswerIsRead(t *testing.T) {
 	t.Parallel()
-	for _, cp := range loadCaptures(t, "extend") {
-		t.Run(cp.Title, func(t *testing.T) {
+	for _, cp := range testutil.Captures(t, captures015, "extend") {
+		t.Run(cp.Name(), func(t *testing.T) {
 			t.Parallel()
 			c, mt := mockClient(t)
 			var rec testutil.Spy

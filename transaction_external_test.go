@@ -13,84 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Transactions: all or nothing; a rollback wraps ErrTransactionFailed, a lost answer
-// ErrOutcomeUnknown and never ErrTransactionFailed.
-func TestAcceptanceTransactions(t *testing.T) {
-	t.Parallel()
-	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
-		t.Run("commit", func(t *testing.T) {
-			t.Parallel()
-			_, _, c := tapped(t, m, queentest.WithManualClock())
-			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").Pop(testutil.Context(t))
-			require.NoError(t, err)
-			require.Len(t, msgs, 1)
-			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).
-				Push("out", queen.PushItem{Data: 2}).PushTo("out", "p2", queen.PushItem{Data: 3}).Commit(testutil.Context(t))
-			require.NoError(t, err)
-			out, err := c.Queue("out").Batch(10).Pop(testutil.Context(t))
-			require.NoError(t, err)
-			assert.Len(t, out, 1)
-			out, err = c.Queue("out").Partition("p2").Pop(testutil.Context(t))
-			require.NoError(t, err)
-			assert.Len(t, out, 1)
-			assert.ErrorIs(t, msgs[0].Ack(testutil.Context(t)), queen.ErrAlreadySettled, "the transaction settled it")
-		})
-		t.Run("rollback", func(t *testing.T) {
-			t.Parallel()
-			srv, _, c := tapped(t, m, queentest.WithManualClock())
-			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").LeaseTime(time.Second).Pop(testutil.Context(t))
-			require.NoError(t, err)
-			require.Len(t, msgs, 1)
-			tx := c.Transaction()
-			if m.V015 { // 0.15 fails a transaction holding a retry
-				tx.Ack(msgs[0], queen.StatusRetry)
-			} else { // 2.0 fails one whose lease has ended
-				srv.Advance(time.Hour)
-				tx.Ack(msgs[0], queen.StatusCompleted)
-			}
-			_, err = tx.Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
-			require.ErrorIs(t, err, queen.ErrTransactionFailed)
-			assert.NotErrorIs(t, err, queen.ErrOutcomeUnknown)
-			out, err := c.Queue("out").Pop(testutil.Context(t))
-			require.NoError(t, err)
-			assert.Empty(t, out, "nothing of a rolled back transaction is applied")
-		})
-		t.Run("lost answer", func(t *testing.T) {
-			t.Parallel()
-			srv, _, c := tapped(t, m, queentest.WithManualClock())
-			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").Pop(testutil.Context(t))
-			require.NoError(t, err)
-			require.Len(t, msgs, 1)
-			srv.Fail(queentest.Fault{Route: "transaction", After: true})
-			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
-			require.ErrorIs(t, err, queen.ErrOutcomeUnknown)
-			assert.NotErrorIs(t, err, queen.ErrTransactionFailed)
-			out, err := c.Queue("out").Pop(testutil.Context(t))
-			require.NoError(t, err)
-			assert.Len(t, out, 1, "the broker applied it")
-		})
-		t.Run("lost answer 503", func(t *testing.T) {
-			t.Parallel()
-			srv, _, c := tapped(t, m, queentest.WithManualClock())
-			push(t, c, "in", "", 1)
-			msgs, err := c.Queue("in").Pop(testutil.Context(t))
-			require.NoError(t, err)
-			require.Len(t, msgs, 1)
-			srv.Fail(queentest.Fault{Route: "transaction", After: true, Status: 503})
-			_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
-			assert.NotErrorIs(t, err, queen.ErrTransactionFailed, "a transaction that may have been applied is not reported rolled back")
-			if err == nil {
-				return // a retry found it applied and said so: fine
-			}
-			assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
-		})
-	})
-}
-
-func TestIntegrationTransactionCommitAndRollback_R126_R127(t *testing.T) {
+// A transaction applies its acks and pushes all together, or, when one of them cannot be
+// applied (an ack whose lease ran out), none: a rollback wraps ErrTransactionFailed with the
+// broker's reason.
+func TestATransactionAppliesAllOrNothing(t *testing.T) {
 	t.Parallel()
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		srv, c := modeClient(t, mode, queentest.WithManualClock())
@@ -132,8 +58,8 @@ func TestIntegrationTransactionCommitAndRollback_R126_R127(t *testing.T) {
 	})
 }
 
-// wire-0.15.md H1: a push-only transaction; 0.15 sends no status or offset.
-func TestTransactionPushOnly015(t *testing.T) {
+// A captured 0.15 push-only transaction: 0.15 sends no status or offset for its pushes.
+func TestA015PushOnlyTransactionDecodes(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
 	var rec testutil.Spy
@@ -149,11 +75,12 @@ func TestTransactionPushOnly015(t *testing.T) {
 	jsonEq(t, `{"operations":[{"type":"push","items":[{"queue":"smoke-tx","partition":"p1","payload":{"t":1},"transactionId":"ba0d472a-cd54-493c-a577-43d5d7174b6d"}]}]}`, rec.Only(t).Body)
 }
 
-// Ack operations carry the message's leaseId and group (O23, R128); results follow §2.3.
-func TestTransactionAckAndPush_R126(t *testing.T) {
+// Ack operations carry the message's leaseId and group, so they apply only under the lease
+// the message was delivered with; the results come back one per ack and per pushed item.
+func TestATransactionsAcksCarryTheirLeaseAndGroup(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `{"transactionId":"tx-9","success":true,"results":[
 		{"index":0,"type":"ack","success":true,"transactionId":"5e09b8de-aa5f-4e24-a12f-e2bdb0d6501c","partitionId":"039cf519-3102-46c2-86d2-8a85fee50b58","error":null,"dlq":false,"leaseReleased":false},
@@ -178,11 +105,11 @@ func TestTransactionAckAndPush_R126(t *testing.T) {
 }
 
 // A rollback wraps ErrTransactionFailed with the broker's reason, and unsettles the acked
-// messages so they can still be nacked (R127).
-func TestTransactionRollback_R127(t *testing.T) {
+// messages so they can still be nacked.
+func TestARollbackUnsettlesTheAckedMessages(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(200, `{"transactionId":"tx-1","success":false,"error":"operation 0: Invalid or expired lease","results":[]}`))
 
@@ -193,11 +120,11 @@ func TestTransactionRollback_R127(t *testing.T) {
 	rec.Only(t)
 
 	var ack testutil.Spy
-	mt.RegisterNoResponder(ack.Respond(200, ack015A5))
+	mt.RegisterNoResponder(ack.Respond(200, ack015Completed))
 	require.NoError(t, m.Nack(t.Context(), nil), "the rolled-back ack left the message unsettled")
 }
 
-func TestTransactionRefusesInvalidPiecesBeforeSending(t *testing.T) {
+func TestATransactionRefusesBadOperationsBeforeSending(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name  string
@@ -228,22 +155,23 @@ func TestTransactionRefusesInvalidPiecesBeforeSending(t *testing.T) {
 	}
 }
 
-func TestTransactionRefusesSettledMessage(t *testing.T) {
+// A transaction acking a message settled before is refused before anything is sent.
+func TestATransactionRefusesASettledMessage(t *testing.T) {
 	t.Parallel()
 	c, mt := mockClient(t)
-	m := popOne(t, c, mt, pop015A4, "g1")
+	m := popOne(t, c, mt, pop015Group, "g1")
 	var rec testutil.Spy
-	mt.RegisterNoResponder(rec.Respond(200, ack015A5))
+	mt.RegisterNoResponder(rec.Respond(200, ack015Completed))
 	require.NoError(t, m.Ack(t.Context()))
 	_, err := c.Transaction().Ack(m, queen.StatusCompleted).Commit(t.Context())
 	require.ErrorIs(t, err, queen.ErrAlreadySettled)
 	rec.Only(t)
 }
 
-// H1: a 0.15 transaction answer (no status on push entries, no offset).
-func TestWire015TransactionCapture_H1(t *testing.T) {
+// The captured 0.15 transaction answer decodes (no status on push entries, no offset).
+func TestTheCaptured015TransactionAnswerDecodes(t *testing.T) {
 	t.Parallel()
-	cp := loadCaptures(t, "tx")[0]
+	cp := testutil.Captures(t, captures015, "tx")[0]
 	c, mt := mockClient(t)
 	var rec testutil.Spy
 	mt.RegisterNoResponder(rec.Respond(cp.Status, cp.Response))

@@ -11,16 +11,16 @@ import (
 )
 
 // The same (queue, partition, group) goes to the same healthy server.
-func TestAffinityKeepsAKeyOnOneServer(t *testing.T) {
+func TestRequestsOfOneKeyGoToOneServer(t *testing.T) {
 	t.Parallel()
 	var hits [3]atomic.Int32
 	urls := make([]string, 3)
 	for i := range hits {
-		srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+		_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
 			hits[i].Add(1)
 			w.WriteHeader(http.StatusNoContent)
 		})
-		urls[i] = srv.URL
+		urls[i] = url
 	}
 	c := stubClient(t, urls[0], queen.WithServers(urls[1:]...))
 	for range 12 {

@@ -70,3 +70,15 @@ func TestRecvFailsNothingWhenAValueArrives(t *testing.T) {
 	assert.Equal(t, 7, Recv(t, ch, "a value"))
 	assert.NoError(t, Recv(t, Go(func() error { return nil }), "fn"))
 }
+
+func TestCapturesAreReadByKindAndNamedWithoutTheirIds(t *testing.T) {
+	pops := Captures(t, "../../testdata/wire015_captures.json", "pop")
+	assert.NotEmpty(t, pops)
+	for _, c := range pops {
+		assert.Equal(t, "pop", c.Kind)
+		id, _, _ := strings.Cut(c.Title, " ")
+		assert.Equal(t, id+" "+c.Name(), c.Title, "the name is what follows the id")
+	}
+	c := CaptureNamed(t, "../../testdata/wire015_captures.json", "pop", pops[0].Name())
+	assert.Equal(t, pops[0], c)
+}
