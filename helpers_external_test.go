@@ -19,8 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func jsonRaw(s string) any { return json.RawMessage(s) }
-
 // tapped is a broker in mode m behind a spy, and a client of it.
 func tapped(t *testing.T, m testmode.Mode, opts ...queentest.Option) (*queentest.Server, *testutil.Spy, *queen.Client) {
 	t.Helper()
