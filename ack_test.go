@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func BenchmarkEncodeAckBatch(b *testing.B) {
@@ -55,3 +58,32 @@ var ackAnswer100 = func() []byte {
 	s.WriteByte(']')
 	return []byte(s.String())
 }()
+
+// An ack answer of any bytes, for any number of items, never panics the decoder. An answer it
+// accepts gives one result per item, in the items' order, each with the item's transactionId,
+// and a refusal always with a reason; one it refuses is an *APIError.
+func FuzzAckResults(f *testing.F) {
+	seedAnswers(f, "ack",
+		`[{"index":0,"transactionId":"t1","success":true,"error":null,"queueName":"orders","partitionName":"4","leaseReleased":false,"dlq":false}]`,
+		`[{"index":0,"success":false,"error":null}]`)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, n := range []int{1, 3} {
+			items := make([]AckItem, n)
+			for i := range items {
+				items[i] = AckItem{Message: &Message{TransactionID: fmt.Sprintf("t%d", i), PartitionID: "p"}}
+			}
+			results, err := ackResults(body, answerRequest(route.AckBatch), items)
+			if err != nil {
+				requireAPIError(t, err)
+				continue
+			}
+			require.Len(t, results, n)
+			for i, r := range results {
+				assert.Equal(t, items[i].Message.TransactionID, r.TransactionID, "matched by position")
+				if !r.Success {
+					assert.NotEmpty(t, r.Error, "a refusal says why")
+				}
+			}
+		}
+	})
+}

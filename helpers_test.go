@@ -250,3 +250,32 @@ func popQueries(spy *testutil.Spy) []url.Values {
 	}
 	return out
 }
+
+// captures015 is the file of a real 0.15 broker's pop, push, ack, extend and transaction
+// exchanges, kept verbatim: the seeds of the fuzz targets of their decoders.
+const captures015 = "testdata/wire015_captures.json"
+
+// seedAnswers adds the answers of every capture of the given kind to f's corpus, then the
+// shapes every decoder must survive: empty, null, the wrong kind of value, a 0.15 error object.
+func seedAnswers(f *testing.F, kind string, more ...string) {
+	for _, c := range testutil.Captures(f, captures015, kind) {
+		f.Add([]byte(c.Response))
+	}
+	for _, body := range append(more, ``, `null`, `{}`, `[]`, `[null]`, `"x"`, `7`, `{"success":false}`,
+		`{"success":false,"error":"ERROR:  deadlock detected"}`, `[{"success":"yes"}]`, `{"messages":null}`) {
+		f.Add([]byte(body))
+	}
+}
+
+// answerRequest is the request an answer is read for, as its decoder sees it.
+func answerRequest(r route.Route) *request {
+	return &request{method: r.Method, path: r.Pattern, route: r}
+}
+
+// requireAPIError fails the test unless err is an *APIError: every answer a decoder cannot read
+// is reported as the broker's error, never as a panic or a stray error type.
+func requireAPIError(t *testing.T, err error) {
+	t.Helper()
+	var api *APIError
+	require.ErrorAs(t, err, &api, "%v", err)
+}

@@ -1,8 +1,10 @@
 package queen
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 	"github.com/queenmq/queen-go/queentest"
 	"github.com/stretchr/testify/assert"
@@ -59,4 +61,30 @@ func TestAnItemsOwnPartitionNameIsChecked(t *testing.T) {
 	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1}, PushItem{Data: 2, Partition: ".."})
 	require.ErrorIs(t, err, ErrInvalidOption)
 	assert.Contains(t, err.Error(), "items[1].partition")
+}
+
+// A push answer of any bytes never panics the decoder. An answer it accepts has exactly one
+// result per item, each with a transactionId (the broker's, else the item's); one it refuses is
+// an *APIError.
+func FuzzPushResults(f *testing.F) {
+	seedAnswers(f, "push",
+		`[{"index":0,"transaction_id":"t1","status":"queued","message_id":"<id>","partition_id":"<pid>","trace_id":null,"queueName":"orders","offset":0}]`,
+		`[{"index":0,"transaction_id":"t1","status":"buffered"},{"index":1,"status":"failed","error":"x"}]`)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, n := range []int{1, 2} {
+			items := make([]wire.PushItem, n)
+			for i := range items {
+				items[i] = wire.PushItem{Queue: "q", TransactionID: fmt.Sprintf("t%d", i)}
+			}
+			results, err := pushResults(body, answerRequest(route.Push), items)
+			if err != nil {
+				requireAPIError(t, err)
+				continue
+			}
+			require.Len(t, results, n)
+			for _, r := range results {
+				assert.NotEmpty(t, r.TransactionID)
+			}
+		}
+	})
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,4 +37,29 @@ func TestPollDeadlineDoesNotMarkServerDown(t *testing.T) {
 	for _, s := range c.servers {
 		assert.True(t, s.healthy(time.Now().UnixNano()), "a polled server stays healthy")
 	}
+}
+
+// An error answer of any bytes and status never panics the client. It becomes an *APIError with
+// that status and a message that never holds the token, and is not empty where the status has a
+// name; a body that is not a JSON error object is kept short.
+func FuzzAPIError(f *testing.F) {
+	for _, body := range []string{`{"error":"Authentication required"}`, `{"error":""}`, ``, `Not Found`,
+		`<html><body><h1>File Not Found</h1><hr><i>uWebSockets/20 Server</i></body></html>`,
+		`{"error":"[json.exception.type_error.302] type must be string, but is number"}`,
+		`{"error":"bad header Bearer tok-123"}`, strings.Repeat("x", 500)} {
+		f.Add([]byte(body), 500)
+	}
+	c := &Client{token: "tok-123"}
+	r := answerRequest(route.Ack)
+	f.Fuzz(func(t *testing.T, raw []byte, status int) {
+		e := c.apiError(r, status, raw)
+		assert.Equal(t, status, e.StatusCode)
+		if http.StatusText(status) != "" {
+			assert.NotEmpty(t, e.Message)
+		}
+		assert.NotContains(t, e.Message, c.token)
+		if e.NotJSON {
+			assert.LessOrEqual(t, utf8.RuneCountInString(e.Message), 201)
+		}
+	})
 }
