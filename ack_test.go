@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/queenmq/queen-go/internal/route"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 func BenchmarkEncodeAckBatch(b *testing.B) {

@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/queenmq/queen-go"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/queenmq/queen-go"
 )
 
 // The client, builder, message and transaction API, as a caller compiles against it: a

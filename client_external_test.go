@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Shutdown returns at its ctx's end while a handler ignores its ctx; Consume still waits for it

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Close signals every consume loop and returns only once each has finished.

@@ -18,11 +18,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // chaosSeedEnv names the variable that replays a chaos run: QUEEN_CHAOS_SEED=<seed>.

@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
-	"github.com/stretchr/testify/require"
 )
 
 // Chaos: the real consume loop against the reference broker, whose faults (srv.Fail) answer 5xx,

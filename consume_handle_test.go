@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Shutdown(ctx) returns ctx's error while a handler ignores its cancelled ctx, and the loop
@@ -24,7 +25,7 @@ func TestAStuckHandlerIsLoggedEveryTenSecondsAndShutdownReturnsAtItsCtxEnd(t *te
 	srv := queentest.NewServer(t)
 	var logs testutil.LogBuffer
 	c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)))
-	clock, _ := useManualRenewClock(c)
+	clock, _ := useManualClock(c)
 	clock.armed = make(chan time.Duration, 16)
 	pushN(t, c, "stuck", "p", 1)
 
@@ -212,7 +213,7 @@ func TestLimitIsExactAcrossHandlerGoroutines(t *testing.T) {
 func TestAMessageWhoseLeaseRanOutIsNotHandedOut(t *testing.T) {
 	t.Parallel()
 	_, c := brokerAndClient(t, queentest.WithManualClock())
-	clock, _ := useManualRenewClock(c)
+	clock, _ := useManualClock(c)
 	pushN(t, c, "expiry", "p", 3)
 
 	var handled []string

@@ -8,13 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // The handler's return is the ack, on either broker: nil completes, an error fails with its

@@ -8,20 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // backoffRig is a broker on a manual clock, so leases last until the test moves it, and a
 // client whose loop waits on a manual clock that reports every timer it makes.
-func backoffRig(t *testing.T, queue string, retryLimit int) (*queentest.Server, *Client, *manualRenewClock) {
+func backoffRig(t *testing.T, queue string, retryLimit int) (*queentest.Server, *Client, *manualClock) {
 	t.Helper()
 	srv, c := brokerAndClient(t, queentest.WithManualClock())
-	clock, _ := useManualRenewClock(c)
+	clock, _ := useManualClock(c)
 	clock.armed = make(chan time.Duration, 256)
 	configureQueue(t, c, queue, map[string]any{"retryLimit": retryLimit})
 	return srv, c, clock
@@ -254,7 +255,7 @@ func TestTheLoopCountsFailuresWhereTheBrokerSendsNoDeliveryAttempt(t *testing.T)
 	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
 	proxy, base := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, base)
-	clock, _ := useManualRenewClock(c)
+	clock, _ := useManualClock(c)
 	clock.armed = make(chan time.Duration, 16)
 	configureQueue(t, c, "legacy", map[string]any{"retryLimit": 10})
 	pushN(t, c, "legacy", "p", 1)

@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // newTestClient is a Client for url whose transport retries fast; Close runs at cleanup.
@@ -89,8 +90,8 @@ func drain(t testing.TB, c *Client, queue string) []*Message {
 	}
 }
 
-// manualRenewClock is a renewClock that moves only with Advance.
-type manualRenewClock struct {
+// manualClock is a client clock that moves only with Advance.
+type manualClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*manualTimer
@@ -103,15 +104,15 @@ type manualTimer struct {
 	stopped bool
 }
 
-func newManualRenewClock() *manualRenewClock { return &manualRenewClock{now: time.Now()} }
+func newManualClock() *manualClock { return &manualClock{now: time.Now()} }
 
-func (m *manualRenewClock) Now() time.Time {
+func (m *manualClock) Now() time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.now
 }
 
-func (m *manualRenewClock) After(d time.Duration) (<-chan time.Time, func()) {
+func (m *manualClock) After(d time.Duration) (<-chan time.Time, func()) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := &manualTimer{at: m.now.Add(d), c: make(chan time.Time, 1)}
@@ -127,7 +128,7 @@ func (m *manualRenewClock) After(d time.Duration) (<-chan time.Time, func()) {
 }
 
 // Advance moves the clock and fires the timers now due.
-func (m *manualRenewClock) Advance(d time.Duration) {
+func (m *manualClock) Advance(d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.now = m.now.Add(d)
@@ -144,10 +145,10 @@ func (m *manualRenewClock) Advance(d time.Duration) {
 	m.timers = kept
 }
 
-// useManualRenewClock gives c's renewer a manual clock and returns it with a channel that
-// receives the outcome of every renewal. Call it before Consume.
-func useManualRenewClock(c *Client) (*manualRenewClock, <-chan error) {
-	clock := newManualRenewClock()
+// useManualClock gives c a manual clock and returns it with a channel that
+// receives the outcome of every periodic renewal. Call it before Consume.
+func useManualClock(c *Client) (*manualClock, <-chan error) {
+	clock := newManualClock()
 	renewed := make(chan error, 64)
 	c.clock = clock
 	c.renewer.observe = func(_ string, err error) { renewed <- err }

@@ -118,27 +118,15 @@ func (s *hookSet) add(h Hooks) {
 	}
 }
 
-func (s *hookSet) onRequest(e RequestEvent) {
-	for _, f := range s.request {
-		callHook(s.logger, "Request", f, e)
-	}
-}
+func (s *hookSet) onRequest(e RequestEvent)     { callHooks(s.logger, "Request", s.request, e) }
+func (s *hookSet) onHandled(e HandledEvent)     { callHooks(s.logger, "Handled", s.handled, e) }
+func (s *hookSet) onAcked(e AckedEvent)         { callHooks(s.logger, "Acked", s.acked, e) }
+func (s *hookSet) onLeaseLost(e LeaseLostEvent) { callHooks(s.logger, "LeaseLost", s.leaseLost, e) }
 
-func (s *hookSet) onHandled(e HandledEvent) {
-	for _, f := range s.handled {
-		callHook(s.logger, "Handled", f, e)
-	}
-}
-
-func (s *hookSet) onAcked(e AckedEvent) {
-	for _, f := range s.acked {
-		callHook(s.logger, "Acked", f, e)
-	}
-}
-
-func (s *hookSet) onLeaseLost(e LeaseLostEvent) {
-	for _, f := range s.leaseLost {
-		callHook(s.logger, "LeaseLost", f, e)
+// callHooks calls the hooks of one kind in order.
+func callHooks[E any](logger *slog.Logger, kind string, hooks []func(E), e E) {
+	for _, f := range hooks {
+		callHook(logger, kind, f, e)
 	}
 }
 

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/queenmq/queen-go/internal/testutil"
-	"github.com/queenmq/queen-go/queentest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/queentest"
 )
 
 // hookLog records every hook call, in order.

@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A refused renewal loses the batch: the handler's ctx is cancelled with cause ErrLeaseLost,
@@ -34,7 +35,7 @@ func TestARefusedRenewalLosesTheBatch(t *testing.T) {
 		var rec hookLog
 		c.hooks.add(Hooks{LeaseLost: func(LeaseLostEvent) { panic("lease hook") }})
 		c.hooks.add(rec.hooks())
-		clock, renewed := useManualRenewClock(c)
+		clock, renewed := useManualClock(c)
 		pushN(t, c, "lost", "p", 1)
 
 		started := make(chan struct{}, 1)
@@ -114,7 +115,7 @@ func TestAHeldAckWhoseExtendIsRefusedAcksNothing(t *testing.T) {
 func TestRenewalKeepsALongHandlersBatchLeased(t *testing.T) {
 	t.Parallel()
 	srv, c := brokerAndClient(t, queentest.WithManualClock())
-	clock, renewed := useManualRenewClock(c)
+	clock, renewed := useManualClock(c)
 	watcher := newTestClient(t, srv.URL())
 	pushN(t, c, "long", "p", 1)
 
@@ -159,7 +160,7 @@ func TestARenewalExtendsByTheLeaseTime(t *testing.T) {
 			srv := queentest.NewServer(t, queentest.WithManualClock())
 			spy, url := testutil.NewSpy(t, srv.Handler())
 			c := newTestClient(t, url)
-			clock, renewed := useManualRenewClock(c)
+			clock, renewed := useManualClock(c)
 			pushN(t, c, "q", "p", 1)
 			err := tc.b(c.Queue("q")).RenewLease(true, time.Second).Limit(1).Each().
 				Consume(testutil.Context(t), func(context.Context, *Message) error {
@@ -182,7 +183,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	srv := queentest.NewServer(t)
 	proxy, url := testutil.NewSpy(t, srv.Handler())
 	c := newTestClient(t, url)
-	clock, renewed := useManualRenewClock(c)
+	clock, renewed := useManualClock(c)
 	var leases []string
 	for p := range 3 {
 		pushN(t, c, "renew", fmt.Sprintf("p%d", p), 1)
@@ -255,7 +256,7 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 	}))
 	t.Cleanup(slow.Close)
 	c := newTestClient(t, slow.URL)
-	clock, renewed := useManualRenewClock(c)
+	clock, renewed := useManualClock(c)
 
 	var ids []string
 	for p := range leases {

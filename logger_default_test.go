@@ -6,9 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Without WithLogger, a loop that cannot reach its broker says so at warn level on

@@ -7,10 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/queenmq/queen-go/internal/testutil"
-	"github.com/queenmq/queen-go/queentest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/queentest"
 )
 
 // Middleware runs client's outside the loop's, each in the order given, around the handler,

@@ -5,11 +5,12 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/internal/wire"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // Benchmarks of the SDK's hottest bodies: a pop answer of 100 messages (captured from the

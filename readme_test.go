@@ -4,9 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/queentest"
-	"github.com/stretchr/testify/require"
 )
 
 // The README's "Testing your own worker" snippet, kept compiling and passing: a message whose

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/queenmq/queen-go/internal/route"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/queenmq/queen-go/internal/route"
 )
 
 // An extend answer of any bytes never panics the decoder. It is read as the new expiry, or as

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/queenmq/queen-go/internal/route"
-	"github.com/queenmq/queen-go/internal/wire"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // A transaction answer of any bytes never panics the decoder. A committed one has an entry per

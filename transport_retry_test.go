@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/queenmq/queen-go"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // A 503 is retried, and the retry's answer is the call's: the broker applied nothing before its

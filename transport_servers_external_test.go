@@ -5,9 +5,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/queenmq/queen-go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go"
 )
 
 // The same (queue, partition, group) goes to the same healthy server.

@@ -9,9 +9,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/queenmq/queen-go/internal/route"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/route"
 )
 
 // A long poll that runs out its own deadline says nothing about the broker's health.
