@@ -118,10 +118,21 @@ func (s *hookSet) add(h Hooks) {
 	}
 }
 
-func (s *hookSet) onRequest(e RequestEvent)     { callHooks(s.logger, "Request", s.request, e) }
-func (s *hookSet) onHandled(e HandledEvent)     { callHooks(s.logger, "Handled", s.handled, e) }
-func (s *hookSet) onAcked(e AckedEvent)         { callHooks(s.logger, "Acked", s.acked, e) }
-func (s *hookSet) onLeaseLost(e LeaseLostEvent) { callHooks(s.logger, "LeaseLost", s.leaseLost, e) }
+func (s *hookSet) onRequest(e RequestEvent) {
+	callHooks(s.logger, "Request", s.request, e)
+}
+
+func (s *hookSet) onHandled(e HandledEvent) {
+	callHooks(s.logger, "Handled", s.handled, e)
+}
+
+func (s *hookSet) onAcked(e AckedEvent) {
+	callHooks(s.logger, "Acked", s.acked, e)
+}
+
+func (s *hookSet) onLeaseLost(e LeaseLostEvent) {
+	callHooks(s.logger, "LeaseLost", s.leaseLost, e)
+}
 
 // callHooks calls the hooks of one kind in order.
 func callHooks[E any](logger *slog.Logger, kind string, hooks []func(E), e E) {
