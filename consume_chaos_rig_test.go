@@ -139,7 +139,6 @@ const (
 	chaosPoll       = 100 * time.Millisecond // long-poll length of each pop
 	chaosIdle       = 150 * time.Millisecond // a round ends after this long with nothing to do
 	chaosMaxRounds  = 60
-	chaosDeadline   = 60 * time.Second // a scenario that has not finished by then lost something
 	// stallCap bounds how long a stalled handler waits for its message to be redelivered to
 	// another worker; with every worker stalled, nobody can redeliver it.
 	stallCap = 100 * time.Millisecond
