@@ -80,7 +80,7 @@ func (c *Client) AckBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 // ackBatch sends valid items as one batch ack; it leaves their settled state alone.
 func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, error) {
 	if len(items) == 0 {
-		return nil, nil // a 0.15 broker never answers an empty batch (O19)
+		return nil, nil // a 0.15 broker never answers an empty batch
 	}
 	raw, err := encodeAckBatch(items)
 	if err != nil {
@@ -176,14 +176,14 @@ func ackResults(body []byte, req *request, items []AckItem) ([]AckResult, error)
 		a := &answer[i]
 		r.Success, r.Error, r.DLQ, r.LeaseReleased = a.Success, deref(a.Error), a.DLQ, a.LeaseReleased
 		if !r.Success && r.Error == "" {
-			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason (O20)
+			r.Error = "refused" // a 0.15 broker refuses an unknown status without a reason
 		}
 	}
 	return results, nil
 }
 
 // decodeArray decodes a 2xx body that should be a JSON array. A 0.15 broker answers a database
-// failure with a 200 {"success":false,"error":...} object instead (O3): that is an *APIError.
+// failure with a 200 {"success":false,"error":...} object instead: that is an *APIError.
 func decodeArray(body []byte, req *request, out any) error {
 	trimmed := bytesTrimSpace(body)
 	if err := objectForArray(trimmed, req); err != nil {
@@ -196,7 +196,8 @@ func decodeArray(body []byte, req *request, out any) error {
 	return nil
 }
 
-// objectForArray is the *APIError for an object answered where an array was expected (O3).
+// objectForArray is the *APIError for an object answered where an array was expected (a 0.15
+// broker's database failure).
 func objectForArray(trimmed []byte, req *request) error {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return nil
@@ -208,8 +209,10 @@ func objectForArray(trimmed []byte, req *request) error {
 	return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path, Message: e.Error}
 }
 
-// newAckRequest echoes the identifiers the message was delivered with (O6, O20); the group is
-// left out in queue mode (O13).
+// newAckRequest echoes the identifiers the message was delivered with, never identifiers of
+// its own (a 0.15 broker fails a whole merged call on a partitionId it cannot read, and applies
+// an ack of a partition the group never popped); the group is left out in queue mode, where a
+// 0.15 broker would read an empty one as the group "".
 func newAckRequest(m *Message, status Status, errText string) wire.AckRequest {
 	if status == "" {
 		status = StatusCompleted
@@ -226,7 +229,8 @@ func groupOf(m *Message) string {
 	return m.ConsumerGroup
 }
 
-// checkAckItem refuses what a broker would reject for the whole request (O19), naming the field.
+// checkAckItem refuses what a broker would reject for the whole request (a 0.15 broker refuses
+// every item of a request with one missing its transactionId or partitionId), naming the field.
 func checkAckItem(name string, m *Message, status Status) error {
 	switch {
 	case m == nil:
@@ -247,7 +251,8 @@ func checkAckItem(name string, m *Message, status Status) error {
 var errAckRefused = errors.New("queen: ack refused")
 
 // ackRefusedError is an ack the broker refused; it matches ErrLeaseExpired when the lease was
-// the reason (R117).
+// the reason: an ack under a lease that is no longer the live one (expired, released, taken
+// over) is refused.
 type ackRefusedError struct {
 	transactionID, reason string
 }

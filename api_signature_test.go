@@ -13,7 +13,8 @@ import (
 	"github.com/queenmq/queen-go"
 )
 
-// Every signature of API.md, as a caller compiles against it.
+// The client, builder, message and transaction API, as a caller compiles against it: a
+// change of a name or a signature fails to build.
 func TestAPISignatures(t *testing.T) {
 	t.Parallel()
 	var (
@@ -86,6 +87,14 @@ func TestAPISignatures(t *testing.T) {
 		_ func(string, ...queen.PushItem) *queen.Transaction                        = tx.Push
 		_ func(string, string, ...queen.PushItem) *queen.Transaction                = tx.PushTo
 	)
+	var (
+		_ queen.Handler      = func(ctx context.Context, m *queen.Message) error { return nil }
+		_ queen.BatchHandler = func(ctx context.Context, msgs []*queen.Message) error { return nil }
+		_ queen.Option       = queen.WithToken("t")
+		_ queen.AckOption    = queen.WithError("e")
+		_ error              = &queen.APIError{}
+		_ queen.EachBuilder  = c.Queue("q").Each()
+	)
 	_ = queen.AckItem{Message: &m, Status: queen.StatusFailed, Error: "e"}
 	_ = queen.AckResult{TransactionID: "t", Success: true, Error: "", DLQ: false, LeaseReleased: false}
 	_ = queen.PushItem{Data: 1, TransactionID: "t", TraceID: "", Partition: "p"}
@@ -99,7 +108,7 @@ func TestAPISignatures(t *testing.T) {
 	assert.Equal(t, []queen.SubscriptionMode{"new", "all"}, []queen.SubscriptionMode{queen.SubscribeNew, queen.SubscribeAll})
 }
 
-// The Observability section of API.md, as a caller compiles against it.
+// Middleware and hooks, as a caller compiles against them.
 func TestObservabilitySignatures(t *testing.T) {
 	t.Parallel()
 	var (
@@ -129,8 +138,8 @@ func TestObservabilitySignatures(t *testing.T) {
 	var _ func(...queen.Middleware) queen.QueueBuilder = c.Queue("q").Use
 }
 
-// The "Production behaviour of the consume loop" section of API.md, as a caller compiles
-// against it.
+// The consume loop's backoff, outcomes, health check and bounded shutdown, as a caller
+// compiles against them.
 func TestConsumeProductionSignatures(t *testing.T) {
 	t.Parallel()
 	var (
@@ -154,7 +163,7 @@ func TestConsumeProductionSignatures(t *testing.T) {
 	_ = queen.ServerInfo{Status: "healthy", Version: ""}
 }
 
-// The Producer section of API.md.
+// The Producer, as a caller compiles against it.
 func TestProducerSignatures(t *testing.T) {
 	t.Parallel()
 	c, err := queen.New("http://127.0.0.1:1")

@@ -8,7 +8,7 @@ import (
 // Batch sizing for Consume.
 //
 // With autopilot on (the Consume default) and no Batch, the pop sends autopilot=true and the
-// broker chooses the batch (R137). On top of that the client measures how long its handler
+// broker chooses the batch, as the other SDKs do. On top of that the client measures how long its handler
 // takes per message and caps the batch it asks for, so that one batch is expected to be handled
 // in half the lease: a slow handler on a broker without autopilot (0.15) never holds leased
 // messages long enough for their lease to run out before it reaches them. The cap only ever
@@ -27,7 +27,7 @@ const (
 	// from a broker that does not size pops itself: autopilot's starting size.
 	clientStartBatch = 100
 	// defaultLeaseTime is the lease the client assumes when Consume sets no LeaseTime: the
-	// lease of a push-created queue (R3) and of a discovery pop (R22).
+	// lease of a push-created queue and of a discovery pop.
 	defaultLeaseTime = 60 * time.Second
 	// paceWeight is the weight of the newest sample in the handling-time average.
 	paceWeight = 0.2

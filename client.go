@@ -71,6 +71,7 @@ type Client struct {
 	finished chan struct{} // closed once Close has returned
 	shut     atomic.Bool   // Close has returned: every call answers ErrClosed
 	loops    sync.WaitGroup
+	clock    clock // the time of leases; tests set a manual one before use
 	renewer  leaseRenewer
 	starts   groupStarts // "new" groups whose start the broker may not have stored yet
 
@@ -183,6 +184,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 		finished: make(chan struct{}), pollMargin: pollMargin,
 		hooks: cfg.hooks, middleware: cfg.middleware, maxResponse: cfg.maxResponse}
 	c.hooks.logger = cfg.logger
+	c.clock = realClock{}
+	c.renewer.client = c
 	if cfg.token != "" {
 		c.auth = "Bearer " + cfg.token
 	}

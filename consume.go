@@ -3,13 +3,10 @@ package queen
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 )
@@ -120,7 +117,7 @@ type consumer struct {
 	middleware []Middleware // the client's, then the loop's: around every handler call
 
 	path        string
-	query       url.Values // the pop parameters that never change
+	params      popParams // the pop parameters that never change
 	concurrency int
 	autoAck     bool
 	autopilot   bool // the broker sizes batch and partitions
@@ -129,8 +126,7 @@ type consumer struct {
 	renewEvery  time.Duration
 	renewExtend time.Duration
 	limit       int64         // 0: none
-	retryMin    time.Duration // RetryBackoff; 0: no backoff for failures
-	retryMax    time.Duration
+	retry       backoffPolicy // RetryBackoff; from 0: no backoff for failures
 	ackEveryN   int           // AckEvery; 0: off
 	ackEveryD   time.Duration // AckEvery; 0: off
 	failures    failureCounts
@@ -177,7 +173,7 @@ func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 }
 
 func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
-	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), query: b.popQuery(forConsume),
+	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), params: b.popParams(forConsume),
 		concurrency: 1, autoAck: true, autopilot: !b.discovery(), leaseTime: defaultLeaseTime}
 	l.log = &consumeLog{logger: b.client.logger, onError: b.onError}
 	l.middleware = chainMiddleware(b.client.middleware, b.middleware)
@@ -197,9 +193,9 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 		l.limit = int64(b.limit)
 	}
 	l.renew = b.renew
-	l.retryMin, l.retryMax = defaultRetryBackoffMin, defaultRetryBackoffMax
+	l.retry = handlerBackoff(defaultRetryBackoffMin, defaultRetryBackoffMax)
 	if b.backoffSet {
-		l.retryMin, l.retryMax = b.retryMin, b.retryMax
+		l.retry = handlerBackoff(b.retryMin, b.retryMax)
 	}
 	l.ackEveryD = defaultAckEvery
 	if b.ackEverySet {
@@ -255,7 +251,7 @@ func (l *consumer) run() error {
 // popStopGrace is how long pops in flight at a stop may still answer before they are
 // cancelled. A pop that finds messages answers at once, and what it brings is released with
 // retry; a pop still waiting after the grace is a long poll with nothing to lease, which the
-// broker abandons when it is cancelled (R142). Only a broker slower than the grace can have
+// broker abandons, leasing nothing, when it is cancelled. Only a broker slower than the grace can have
 // leased messages for a cancelled pop; they come back when their lease expires.
 const popStopGrace = 200 * time.Millisecond
 
@@ -300,118 +296,5 @@ func (l *consumer) stopping() bool {
 	}
 }
 
-// byPartition splits a pop's messages by partition, keeping each partition's offset order.
-func byPartition(msgs []*Message) [][]*Message {
-	var groups [][]*Message
-	index := make(map[string]int, 1)
-	for _, m := range msgs {
-		i, ok := index[m.PartitionID]
-		if !ok {
-			i = len(groups)
-			index[m.PartitionID] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], m)
-	}
-	return groups
-}
-
-// release gives leased messages back with retry: one item on the first message of each
-// partition, which ends the lease and redelivers the rest with it (R71, O18).
-func (l *consumer) release(msgs []*Message, deadline *leaseDeadline) {
-	var items []AckItem
-	for _, g := range byPartition(msgs) {
-		if g[0].markSettled() {
-			items = append(items, AckItem{Message: g[0], Status: StatusRetry})
-		}
-	}
-	l.send(items, deadline)
-}
-
-// send sends one batch ack on the loop's own ctx and reports what failed. A request that gets
-// no answer is sent again, after a growing jittered wait, for as long as the batch's lease
-// (deadline) holds: once it has run out the broker redelivers the messages anyway. It returns
-// the results, or nil when no answer came.
-func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
-	if len(items) == 0 {
-		return nil
-	}
-	var bo *backoff.ExponentialBackOff
-	for {
-		ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
-		results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
-		cancel()
-		if results != nil {
-			// Answered. With an error too, the first answer was lost and the resend's refusals
-			// may be the first request's doing: the outcome is unknown, and asking again
-			// cannot tell.
-			if err != nil {
-				l.log.ackOutcomeUnknown(items[0].Message, err)
-				return results
-			}
-			for i, r := range results {
-				if !r.Success {
-					l.log.ackRefused(items[i], r.Error)
-				}
-			}
-			return results
-		}
-		if bo == nil {
-			bo = newAckBackoff()
-		}
-		wait := bo.NextBackOff()
-		if !ackRetryable(err) || deadline == nil || deadline.expired(l.now().Add(wait)) {
-			for _, it := range items {
-				it.Message.unsettle()
-			}
-			l.log.ackFailed(items[0].Message, err)
-			return nil
-		}
-		l.log.ackRetrying(items[0].Message, err)
-		t := time.NewTimer(wait)
-		<-t.C // acks outlive the stop: nothing cuts this wait short but the lease
-	}
-}
-
-// ackRetryable reports whether an ack that failed with err may be answered if sent again: not
-// after Close, an invalid item or a refusal (a 4xx other than 408 and 429).
-func ackRetryable(err error) bool {
-	if errors.Is(err, ErrClosed) || errors.Is(err, ErrInvalidOption) {
-		return false
-	}
-	var api *APIError
-	if errors.As(err, &api) && api.StatusCode >= 400 && api.StatusCode < 500 {
-		return api.Temporary() || api.StatusCode == http.StatusRequestTimeout
-	}
-	return true
-}
-
-// Backoff between attempts of a loop's ack: jittered, from 100ms growing to 2s, bounded by the
-// lease rather than by a count.
-func newAckBackoff() *backoff.ExponentialBackOff {
-	return newGrowingBackoff(100*time.Millisecond, 2*time.Second)
-}
-
 // now is the loop's current time, on the clock its leases are tracked with.
-func (l *consumer) now() time.Time { return l.c.renewer.now() }
-
-// reserve takes up to n of Limit's remaining messages (all n without a Limit). The taker of
-// the last one stops the loop.
-func (l *consumer) reserve(n int) int {
-	if l.limit == 0 {
-		return n
-	}
-	for {
-		cur := l.reserved.Load()
-		if cur >= l.limit {
-			return 0
-		}
-		take := min(int64(n), l.limit-cur)
-		if l.reserved.CompareAndSwap(cur, cur+take) {
-			if cur+take == l.limit {
-				l.stopNow()
-			}
-			return int(take)
-		}
-	}
-}
+func (l *consumer) now() time.Time { return l.c.clock.Now() }

@@ -167,7 +167,7 @@ func BenchmarkConsumeLatency(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	arrived := make(chan time.Time, 1)
-	done := runConsume(func() error {
+	done := testutil.Go(func() error {
 		return c.Queue("latency").Wait(true).Each().Consume(ctx, func(context.Context, *Message) error {
 			arrived <- time.Now()
 			return nil

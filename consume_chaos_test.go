@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Chaos: the real consume loop against the reference broker, whose faults (srv.Fail) answer 5xx,
@@ -19,10 +20,10 @@ import (
 //
 // Each scenario runs against the broker as 2.0 and as 0.15 (testmode.ForEachMode), with the
 // same checks. What differs on 0.15: order is checked by push order, and a delivery's attempt is
-// the rig's own count (0.15 sends neither offset nor deliveryAttempt, O5); there is no
-// discovery pop (O10), so that scenario runs on 2.0 only; and a message right after a poison
-// one is never failed, since 0.15 keeps the spent retry counter after a dead letter and files
-// such a message on its first failure (O20), a loss no client can prevent.
+// the rig's own count (0.15 sends neither offset nor deliveryAttempt); there is no discovery
+// pop on 0.15, so that scenario runs on 2.0 only; and a message right after a poison one is
+// never failed, since 0.15 keeps the spent retry counter after a dead letter and files such a
+// message on its first failure, a loss no client can prevent.
 
 // defaultTransportFaults breaks about one request in six.
 var defaultTransportFaults = transportFaults{errorBefore: 0.05, lostAnswer: 0.05, dropBefore: 0.03, dropAfter: 0.03}
@@ -31,10 +32,11 @@ var stormTransportFaults = transportFaults{errorBefore: 0.08, lostAnswer: 0.08, 
 
 var defaultHandlerFaults = handlerFaults{fail: 0.04, panic: 0.03, retry: 0.04, stall: 0.01, poison: 0.01}
 
-// Every pushed message is completed at least once by every group, whatever breaks (R135, R136,
-// R54, R69, R71, R117): first completions come in offset order per partition (R16), nothing is
-// left on the broker, and only poison is dead-lettered (R70, R72).
-func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
+// Every pushed message is completed at least once by every group, whatever breaks (failing,
+// panicking, retrying and stalling handlers, expiring leases, lost and refused requests): first
+// completions come in offset order per partition, nothing is left on the broker, and only
+// poison is dead-lettered.
+func TestUnderChaosEveryMessageIsCompleted(t *testing.T) {
 	t.Parallel()
 	seed := chaosSeed(t)
 	cases := map[string]chaosConfig{
@@ -55,13 +57,13 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 			manualAck: true},
 		"each/discovery/concurrency3": {partitions: 5, perPartition: 40, concurrency: 3, batch: 10,
 			discovery: true},
-		// Two loops of one group compete for its partitions (R51, R52).
+		// Two loops of one group compete for its partitions: each message goes to one at a time.
 		"each/competing/2x3": {partitions: 6, perPartition: 40, concurrency: 3, batch: 10,
 			groups: []string{"workers", "workers"}},
 		// Twice the transport faults and no transport retries: every fault reaches the loop.
 		"each/storm/concurrency4": {partitions: 4, perPartition: 40, concurrency: 4, batch: 10,
 			transport: stormTransportFaults},
-		// Leases run out five times as often, under renewal, with partitions sharing a lease (R32, R62).
+		// Leases run out five times as often, under renewal, with partitions sharing a lease.
 		"each/stalls/renew/partitions3": {partitions: 8, perPartition: 30, concurrency: 4, batch: 12,
 			handler: handlerFaults{fail: 0.02, panic: 0.02, retry: 0.02, stall: 0.05, poison: 0.01},
 			tune: func(b QueueBuilder) QueueBuilder {
@@ -71,7 +73,7 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
 		for name, cfg := range cases {
 			if mode.V015 && cfg.discovery {
-				continue // 0.15 has no discovery pop (O10)
+				continue // 0.15 has no discovery pop
 			}
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
@@ -88,7 +90,7 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 					cfg.handler.poison = 0 // a poisoned batch would dead-letter its good messages too
 				}
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosCtx(t)
+				ctx := testutil.Context(t)
 				rounds := r.drive(ctx, r.client())
 				r.verify(ctx, rounds)
 			})
@@ -100,7 +102,7 @@ func TestConsumeChaosEveryMessageCompleted(t *testing.T) {
 // times over, with the faults on and in-flight handlers cut short (ShutdownTimeout 0); later
 // Consumes still complete everything. The "limit" case stops by Limit instead, which releases
 // what was leased beyond it.
-func TestConsumeChaosShutdownMidFlight(t *testing.T) {
+func TestUnderChaosAStopMidFlightLosesNothing(t *testing.T) {
 	t.Parallel()
 	seed := chaosSeed(t)
 	cases := map[string]chaosConfig{
@@ -120,7 +122,7 @@ func TestConsumeChaosShutdownMidFlight(t *testing.T) {
 					cfg.handler.poison = 0
 				}
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosCtx(t)
+				ctx := testutil.Context(t)
 				c := r.client()
 				cut := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0) }
 				stops := mix(seed, "stops", name)
@@ -167,7 +169,7 @@ func TestConsumeChaosShutdownMidFlight(t *testing.T) {
 // Client.Close ends a running Consume of every group (each returns nil) at a point chosen by a
 // count of completed messages, three times over with a new client each time; later clients
 // still complete everything.
-func TestConsumeChaosClientClose(t *testing.T) {
+func TestUnderChaosACloseMidFlightLosesNothing(t *testing.T) {
 	t.Parallel()
 	seed := chaosSeed(t)
 	cases := map[string]chaosConfig{
@@ -184,7 +186,7 @@ func TestConsumeChaosClientClose(t *testing.T) {
 				t.Parallel()
 				cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosCtx(t)
+				ctx := testutil.Context(t)
 				stops := mix(seed, "closes", name)
 				total := cfg.partitions * cfg.perPartition
 				for stop := range 3 {
@@ -199,7 +201,7 @@ func TestConsumeChaosClientClose(t *testing.T) {
 						case <-fired:
 							closeErr := make(chan error, 1)
 							go func() { closeErr <- c.Close() }()
-							require.NoError(t, wait(t, closeErr, "Client.Close to return"))
+							require.NoError(t, testutil.Recv(t, closeErr, "Client.Close to return"))
 							closed = true
 						case err := <-done:
 							require.NoError(t, err)
@@ -207,7 +209,7 @@ func TestConsumeChaosClientClose(t *testing.T) {
 						}
 						// Every Consume returns nil, stopped by Close or gone idle; a group's Consume
 						// that only began once Close had started is refused with ErrClosed.
-						err := wait(t, done, "Consume to return after Close")
+						err := testutil.Recv(t, done, "Consume to return after Close")
 						if closed {
 							err = dropRefusedByClose(err)
 						}

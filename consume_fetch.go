@@ -2,25 +2,20 @@ package queen
 
 import (
 	"errors"
-	"maps"
-	"net/url"
-	"strconv"
 	"time"
-
-	"github.com/cenkalti/backoff/v4"
 )
 
 // The fetch loop: one goroutine per Consume asks for as much work as there are idle handler
 // slots, with one pop in flight at a time. It waits for a first idle slot, takes every other
 // idle one, pops for them, and hands each leased partition to a slot of its own; partitions a
 // pop brings beyond them wait for a slot to free up. A single loop keeps the broker's view of
-// the consumer simple (one waiting pop per Consume, R34) and lets the pop's size follow the
+// the consumer simple (one waiting pop per Consume) and lets the pop's size follow the
 // idle slots.
 
 // fetch sends pops while there are idle handler slots, and hands out what they lease. It
 // returns nil on a graceful stop and the error on a fatal one.
 func (l *consumer) fetch() error {
-	quiet := newQuietBackoff()
+	quiet := quietPollBackoff.waits()
 	for {
 		free, ok := l.acquire(l.slotsPerPop())
 		if !ok {
@@ -37,7 +32,7 @@ func (l *consumer) fetch() error {
 		}
 		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
 		started := time.Now()
-		msgs, answer, err := l.c.doPopAnswer(l.popCtx, l.b, l.path, l.popQuery(batch, free))
+		msgs, answer, err := l.c.doPopAnswer(l.popCtx, l.b, l.path, l.nextPop(batch, free))
 		l.held.Add(int64(len(msgs) - most))
 		if len(msgs) < most {
 			l.signalBudget()
@@ -70,19 +65,19 @@ func (l *consumer) fetch() error {
 			if time.Since(started) < l.quietThreshold() {
 				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
 				// a 0.15 early answer): do not ask again at once.
-				if !l.pause(quiet.NextBackOff()) {
+				if !l.pause(quiet.next()) {
 					return nil
 				}
 			}
 			continue
 		}
-		quiet.Reset()
+		quiet.reset()
 		l.dispatch(msgs, free)
 	}
 }
 
 // slotsPerPop is how many idle slots one pop may take: one on a partition route, which leases
-// one partition at a time (R21), else every idle one.
+// one partition at a time, else every idle one.
 func (l *consumer) slotsPerPop() int {
 	if l.b.partition != "" {
 		return 1
@@ -90,31 +85,25 @@ func (l *consumer) slotsPerPop() int {
 	return l.concurrency
 }
 
-// popQuery is the pop's parameters with a batch size (0: unsent), for free idle slots.
-func (l *consumer) popQuery(batch, free int) url.Values {
-	q := maps.Clone(l.query)
-	l.newStart.apply(q)
-	switch {
-	case l.b.partition != "":
-	case l.b.partsSet:
-		// Sent as set, autopilot or not (R137). A pop's batch bounds what it leases across
-		// its partitions (R32); partitions beyond the idle slots wait for one (dispatch).
-		q.Set("partitions", strconv.Itoa(l.b.partitions))
-	case !l.autopilot && free > 1:
-		// Without autopilot the broker claims one partition unless told (R33): ask for one
-		// per idle slot. Under autopilot the broker chooses (R137).
-		q.Set("partitions", strconv.Itoa(min(free, maxPartitions)))
+// nextPop is the next pop's parameters, with a batch size (0: unsent), for free idle slots. A
+// pop's batch bounds what it leases across its partitions; partitions beyond the idle slots
+// wait for one (dispatch). Partitions are sent as set, autopilot or not; without autopilot
+// the broker claims one partition unless told, so the loop asks for one per idle slot, and
+// under autopilot the broker chooses.
+func (l *consumer) nextPop(batch, free int) popParams {
+	p := l.params
+	l.newStart.apply(&p)
+	if p.partitions == 0 && l.b.partition == "" && !l.autopilot && free > 1 {
+		p.partitions = min(free, maxPartitions)
 	}
-	if batch > 0 {
-		q.Set("batch", strconv.Itoa(batch))
-	}
-	return q
+	p.batch = batch
+	return p
 }
 
 // nextBatch is the batch to ask for (0: leave it to the broker) and the most messages the pop
 // can bring; false when Limit leaves nothing to ask for until a running batch ends.
 func (l *consumer) nextBatch() (size, most int, ok bool) {
-	ceiling := 1 // without autopilot a broker hands out one message (R28)
+	ceiling := 1 // without autopilot a broker hands out one message unless told
 	if l.autopilot {
 		ceiling = autopilotMaxBatch
 	}
@@ -132,7 +121,7 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 		size, ceiling = c, c
 	}
 	if l.limit > 0 {
-		// Limit is not a batch size: the pop still leaves the batch to the broker (R137), and
+		// Limit is not a batch size: the pop still leaves the batch to the broker, and
 		// what it brings beyond Limit is released with retry.
 		left := l.limit - l.reserved.Load() - l.held.Load()
 		if left <= 0 {
@@ -147,7 +136,7 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 
 // quietThreshold is how soon an empty answer counts as "answered without waiting".
 func (l *consumer) quietThreshold() time.Duration {
-	if l.query.Get("wait") != "true" || l.b.discovery() || l.b.pollTimeout() == 0 {
+	if !l.params.longPoll || l.b.discovery() || l.b.pollTimeout() == 0 {
 		return time.Duration(1<<63 - 1)
 	}
 	return min(l.b.pollTimeout()/2, time.Second)
@@ -207,39 +196,54 @@ func (l *consumer) pause(d time.Duration) bool {
 }
 
 // dispatch starts one handler goroutine per leased partition. free idle slots were taken
-// for the pop; a broker that claimed more partitions than asked gets them as tokens
-// free up.
+// for the pop; a broker that claimed more partitions than asked gets them as slots free up.
+// What cannot be handed out (the pop was answered after the stop began, or the stop came
+// while partitions waited for a slot) is given back at once.
 func (l *consumer) dispatch(msgs []*Message, free int) {
 	l.idle.busy()
 	deadline := newLeaseDeadline(l.now().Add(l.leaseTime))
-	if l.stopping() {
-		// The pop was answered after the stop began: give its messages back at once.
-		l.giveBack(free)
-		l.held.Add(-int64(len(msgs)))
-		l.release(msgs, deadline)
-		return
-	}
 	groups := byPartition(msgs)
-	if extra := free - len(groups); extra > 0 {
-		l.giveBack(extra)
-	}
-	for i, g := range groups {
-		if i >= free {
-			if _, ok := l.acquire(1); !ok {
-				var rest []*Message
-				for _, r := range groups[i:] {
-					rest = append(rest, r...)
-				}
-				l.held.Add(-int64(len(rest)))
-				l.release(rest, deadline)
-				return
-			}
+	started := 0
+	if l.stopping() {
+		l.giveBack(free)
+	} else {
+		if extra := free - len(groups); extra > 0 {
+			l.giveBack(extra)
 		}
-		l.start(&leasedBatch{msgs: g, deadline: deadline})
+		for ; started < len(groups); started++ {
+			if started >= free {
+				if _, ok := l.acquire(1); !ok {
+					break
+				}
+			}
+			l.start(&leasedBatch{msgs: groups[started], deadline: deadline})
+		}
+	}
+	if rest := groups[started:]; len(rest) > 0 {
+		for _, g := range rest {
+			l.held.Add(-int64(len(g)))
+		}
+		l.release(rest, deadline)
 	}
 }
 
-// isFatal reports whether a pop error ends Consume: an invalid option, 401/403 (O26), a 404
+// byPartition splits a pop's messages by partition, keeping each partition's offset order.
+func byPartition(msgs []*Message) [][]*Message {
+	var groups [][]*Message
+	index := make(map[string]int, 1)
+	for _, m := range msgs {
+		i, ok := index[m.PartitionID]
+		if !ok {
+			i = len(groups)
+			index[m.PartitionID] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], m)
+	}
+	return groups
+}
+
+// isFatal reports whether a pop error ends Consume: an invalid option, 401/403, a 404
 // (a route the broker lacks: a 2.0 pop answers an unknown queue with 204), or another 4xx the
 // broker gives these parameters, which asking again cannot change.
 func isFatal(err error) bool {
@@ -256,8 +260,58 @@ func isFatal(err error) bool {
 	return api.StatusCode >= 400 && api.StatusCode < 500
 }
 
-// Backoff after an empty answer that came without waiting (no Wait, a discovery pop): from
-// 50ms to 1s, so an idle queue costs about one request per second.
-func newQuietBackoff() *backoff.ExponentialBackOff {
-	return newGrowingBackoff(50*time.Millisecond, time.Second)
+// outage tracks a broker that fails the fetch loop's pops. After a failed pop the loop waits a
+// jittered backoff that grows with each failure before it sends the next one, so a failing
+// broker sees one pop per backoff period (plus the transport's own retries of that pop,
+// WithRetry), a handful of requests per second at most, then fewer.
+type outage struct {
+	waits    *backoffWaits
+	down     bool
+	since    time.Time
+	failures int
+}
+
+func newOutage() *outage { return &outage{waits: popOutageBackoff.waits()} }
+
+// failed records a failed pop and returns how long to wait before the next one, and whether
+// this failure began the outage.
+func (o *outage) failed() (wait time.Duration, began bool) {
+	o.failures++
+	if !o.down {
+		o.down, o.since, began = true, time.Now(), true
+	}
+	return o.waits.next(), began
+}
+
+// recovered records a pop the broker answered. ended is true when it ended an outage, which
+// then lasted that long over that many failed pops.
+func (o *outage) recovered() (ended bool, lasted time.Duration, failures int) {
+	if !o.down {
+		return false, 0, 0
+	}
+	ended, lasted, failures = true, time.Since(o.since), o.failures
+	o.down, o.failures = false, 0
+	o.waits.reset()
+	return ended, lasted, failures
+}
+
+// popFailed reports a failed pop: at warn level when it begins an outage (the loop's first
+// failed pop, or the first after the broker answered again), at debug level after that.
+func (r *consumeLog) popFailed(err error, began bool) {
+	if began {
+		r.logger.Warn("queen: consume pop failed; retrying until the broker answers", "error", err)
+	} else {
+		r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
+	}
+	r.report(nil, err)
+}
+
+// outageEnded says the broker answers again after failing pops.
+func (r *consumeLog) outageEnded(lasted time.Duration, failures int) {
+	r.logger.Warn("queen: consume pops succeed again", "after", lasted.Round(time.Millisecond),
+		"failedPops", failures)
+}
+
+func (r *consumeLog) fatal(err error) {
+	r.logger.Error("queen: consume stopped", "error", err)
 }

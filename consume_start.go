@@ -1,7 +1,6 @@
 package queen
 
 import (
-	"net/url"
 	"sync"
 	"time"
 )
@@ -53,9 +52,9 @@ func (g *groupStarts) forLoop(b QueueBuilder) *groupStart {
 	return s
 }
 
-// apply puts the start into a pop's query: subscriptionFrom while the start is known and not
-// stored yet.
-func (s *groupStart) apply(q url.Values) {
+// apply puts the start into a pop's parameters: from the first pop's time while the start is
+// known and not stored yet.
+func (s *groupStart) apply(p *popParams) {
 	if s == nil {
 		return
 	}
@@ -65,8 +64,7 @@ func (s *groupStart) apply(q url.Values) {
 	if stored || from.IsZero() {
 		return
 	}
-	q.Del("subscriptionMode")
-	q.Set("subscriptionFrom", from.UTC().Format(time.RFC3339Nano))
+	p.mode, p.from = "", from.UTC()
 }
 
 // observe learns from one answered pop of the group.

@@ -1,16 +1,10 @@
 package queen
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"runtime/debug"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
-
-	"github.com/queenmq/queen-go/internal/route"
 )
 
 // Hooks are callbacks the SDK calls as it works, for metrics, tracing and logs. Every field
@@ -125,26 +119,25 @@ func (s *hookSet) add(h Hooks) {
 }
 
 func (s *hookSet) onRequest(e RequestEvent) {
-	for _, f := range s.request {
-		callHook(s.logger, "Request", f, e)
-	}
+	callHooks(s.logger, "Request", s.request, e)
 }
 
 func (s *hookSet) onHandled(e HandledEvent) {
-	for _, f := range s.handled {
-		callHook(s.logger, "Handled", f, e)
-	}
+	callHooks(s.logger, "Handled", s.handled, e)
 }
 
 func (s *hookSet) onAcked(e AckedEvent) {
-	for _, f := range s.acked {
-		callHook(s.logger, "Acked", f, e)
-	}
+	callHooks(s.logger, "Acked", s.acked, e)
 }
 
 func (s *hookSet) onLeaseLost(e LeaseLostEvent) {
-	for _, f := range s.leaseLost {
-		callHook(s.logger, "LeaseLost", f, e)
+	callHooks(s.logger, "LeaseLost", s.leaseLost, e)
+}
+
+// callHooks calls the hooks of one kind in order.
+func callHooks[E any](logger *slog.Logger, kind string, hooks []func(E), e E) {
+	for _, f := range hooks {
+		callHook(logger, kind, f, e)
 	}
 }
 
@@ -158,50 +151,4 @@ func callHook[E any](logger *slog.Logger, kind string, f func(E), e E) {
 		}
 	}()
 	f(e)
-}
-
-// attemptStarted is the transport's RequestLogHook: it numbers and times each try.
-func attemptStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
-	if a, ok := req.Context().Value(attemptKey{}).(*attempt); ok {
-		a.try, a.started = retry+1, time.Now()
-	}
-}
-
-// ended reports the try in flight to the Request hooks.
-func (a *attempt) ended(resp *http.Response, err error) {
-	r := a.req.route
-	if r.Pattern == "" {
-		r, _ = route.Match(a.req.method, a.req.path)
-	}
-	e := RequestEvent{Method: a.req.method, Route: r.Pattern, Operation: string(r.Op), Server: a.current.base,
-		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
-	if err != nil {
-		e.Err = a.c.transportError(a.req, err)
-	} else {
-		e.Status = resp.StatusCode
-	}
-	a.c.hooks.onRequest(e)
-}
-
-// handled tells the Handled hooks the outcome of one message a loop handed to its handler.
-func (l *consumer) handled(m *Message, outcome Status, err error, took time.Duration) {
-	if len(l.c.hooks.handled) == 0 {
-		return
-	}
-	l.c.hooks.onHandled(HandledEvent{Message: m, Outcome: outcome, Err: err, Duration: took,
-		Panicked: err != nil && isPanic(err)})
-}
-
-func isPanic(err error) bool {
-	var p *PanicError
-	return errors.As(err, &p)
-}
-
-// leaseLost tells the LeaseLost hooks that the broker refused to renew b's lease.
-func (l *consumer) leaseLost(b *leasedBatch) {
-	if len(l.c.hooks.leaseLost) == 0 {
-		return
-	}
-	first := b.msgs[0]
-	l.c.hooks.onLeaseLost(LeaseLostEvent{LeaseID: first.LeaseID, Queue: first.Queue, Messages: b.msgs})
 }

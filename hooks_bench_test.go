@@ -78,7 +78,7 @@ func BenchmarkHookDispatch(b *testing.B) {
 	}
 	m := &Message{ID: "m", Queue: "q"}
 	msgs := []*Message{m}
-	handler := func(context.Context) error { return nil }
+	handler := func(context.Context, *Message) error { return nil }
 	pass := func(ctx context.Context, _ []*Message, next func(context.Context) error) error { return next(ctx) }
 	for _, v := range []struct {
 		name  string
@@ -95,12 +95,12 @@ func BenchmarkHookDispatch(b *testing.B) {
 				set.add(h)
 			}
 			c := &Client{hooks: set}
-			l := &consumer{c: c, middleware: v.mws}
+			l := &consumer{c: c, h: eachHandling(handler), middleware: v.mws}
 			ctx := context.Background()
 			batch := &leasedBatch{msgs: msgs}
 			b.ReportAllocs()
 			for i := range b.N {
-				_, _ = l.call(ctx, batch, 0, msgs, handler)
+				_, _ = l.call(ctx, batch, 0, msgs)
 				l.handled(m, StatusCompleted, nil, time.Microsecond)
 				if len(c.hooks.acked) > 0 {
 					c.hooks.onAcked(AckedEvent{Message: m, Status: StatusCompleted, Success: true})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -71,12 +69,12 @@ func (h *hookLog) handledLines() []string {
 func TestHooksSeeEveryAttemptWithItsRoutePattern(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	var rec hookLog
 	c := newTestClient(t, url, WithHooks(rec.hooks()))
 
 	var failedOnce atomic.Bool
-	proxy.setOverride(func(r *http.Request) (int, bool) {
+	proxy.Override(func(r *http.Request) (int, bool) {
 		return http.StatusServiceUnavailable, r.URL.Path == "/api/v1/push" && !failedOnce.Swap(true)
 	})
 	_, err := c.Queue("secret-queue").Partition("secret-part").Push(t.Context(), PushItem{Data: 1}, PushItem{Data: 2})
@@ -116,10 +114,10 @@ func TestHooksSeeEveryAttemptWithItsRoutePattern(t *testing.T) {
 func TestHooksSeeAFailedAttempt(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	proxy, url := newCounting(t, srv.Handler())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
 	var rec hookLog
 	c := newTestClient(t, url, WithHooks(rec.hooks()), WithRetry(0, 0, 0))
-	proxy.setOverride(func(*http.Request) (int, bool) { return 0, true }) // drop the connection
+	proxy.Override(func(*http.Request) (int, bool) { return 0, true }) // drop the connection
 	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1})
 	require.Error(t, err)
 	rec.mu.Lock()
@@ -131,8 +129,15 @@ func TestHooksSeeAFailedAttempt(t *testing.T) {
 	assert.Error(t, e.Err)
 }
 
-func TestRoutePatternOf(t *testing.T) {
+// A request sent through Client.Do reaches the Request hook with the pattern of the route its
+// path matches, "/api/v1/{unknown}" (or "/{unknown}") when it matches none: never the path.
+func TestADoRequestIsReportedByItsRoutePattern(t *testing.T) {
 	t.Parallel()
+	spy, url := testutil.NewSpy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	var rec hookLog
+	c := newTestClient(t, url, WithHooks(rec.hooks()))
 	for path, want := range map[string]string{
 		"/health":                                      "/health",
 		"/api/v1/consumer-groups/lagging":              "/api/v1/consumer-groups/lagging",
@@ -146,9 +151,16 @@ func TestRoutePatternOf(t *testing.T) {
 		"/api/v1/pop/queue/orders/partition/p%2F1":     "/api/v1/pop/queue/{queue}/partition/{partition}",
 		"/api/v1/lease/01a22945-dbbd-7000-ae31/extend": "/api/v1/lease/{leaseId}/extend",
 	} {
-		got, _ := route.Match(http.MethodGet, path)
-		assert.Equal(t, want, got.Pattern, path)
+		rec.mu.Lock()
+		rec.requests = nil
+		rec.mu.Unlock()
+		require.NoError(t, c.Do(t.Context(), http.MethodGet, path, nil, nil, nil))
+		rec.mu.Lock()
+		require.Len(t, rec.requests, 1, path)
+		assert.Equal(t, want, rec.requests[0].Route, path)
+		rec.mu.Unlock()
 	}
+	assert.Len(t, spy.All(), 11)
 }
 
 // The Acked hook sees every ack item the broker answered, through every way of acking.
@@ -174,7 +186,7 @@ func TestHooksSeeEveryAck(t *testing.T) {
 	require.ErrorIs(t, err, ErrTransactionFailed)
 
 	pushN(t, c, "loop", "p", 2)
-	require.NoError(t, c.Queue("loop").Limit(2).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil }))
+	require.NoError(t, c.Queue("loop").Limit(2).Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil }))
 
 	assert.Equal(t, []string{
 		"p-0 completed true",
@@ -195,7 +207,7 @@ func TestHooksSeeEveryOutcome(t *testing.T) {
 	c.hooks.add(rec.hooks())
 	pushN(t, c, "outcomes", "p", 4)
 	boom := errors.New("boom")
-	err := c.Queue("outcomes").Limit(4).RetryBackoff(0, 0).Each().Consume(testCtx(t), func(_ context.Context, m *Message) error {
+	err := c.Queue("outcomes").Limit(4).RetryBackoff(0, 0).Each().Consume(testutil.Context(t), func(_ context.Context, m *Message) error {
 		switch m.TransactionID {
 		case "p-0":
 			return nil
@@ -223,45 +235,6 @@ func TestHooksSeeEveryOutcome(t *testing.T) {
 	assert.ErrorAs(t, rec.handled[3].Err, &p)
 }
 
-// A refused renewal reaches LeaseLost with the batch, and Handled with no outcome; a
-// LeaseLost hook that panics before it changes nothing.
-func TestHooksSeeALostLease(t *testing.T) {
-	t.Parallel()
-	srv := queentest.NewServer(t, queentest.WithManualClock())
-	c := newTestClient(t, srv.URL())
-	var rec hookLog
-	c.hooks.add(Hooks{LeaseLost: func(LeaseLostEvent) { panic("lease hook") }})
-	c.hooks.add(rec.hooks())
-	clock, renewed := useManualRenewClock(c)
-	pushN(t, c, "lost", "p", 1)
-
-	started := make(chan struct{}, 1)
-	done := runConsume(func() error {
-		return c.Queue("lost").LeaseTime(10*time.Second).RenewLease(true, 0).Limit(1).Each().
-			Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-				started <- struct{}{}
-				<-ctx.Done()
-				return ctx.Err()
-			})
-	})
-	wait(t, started, "the handler")
-	srv.Advance(11 * time.Second)
-	clock.Advance(5 * time.Second)
-	assert.ErrorIs(t, wait(t, renewed, "the renewal"), ErrLeaseExpired)
-	require.NoError(t, wait(t, done, "Consume to return"))
-
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	require.Len(t, rec.leaseLost, 1)
-	assert.Equal(t, "lost", rec.leaseLost[0].Queue)
-	require.Len(t, rec.leaseLost[0].Messages, 1)
-	assert.Equal(t, rec.leaseLost[0].Messages[0].LeaseID, rec.leaseLost[0].LeaseID)
-	require.Len(t, rec.handled, 1)
-	assert.Empty(t, rec.handled[0].Outcome)
-	assert.ErrorIs(t, rec.handled[0].Err, ErrLeaseLost)
-	assert.Empty(t, rec.acked, "nothing of a lost batch is acked")
-}
-
 // Hooks that panic are logged, and the loop and the requests go on.
 func TestPanickingHooksDoNotStopTheLoop(t *testing.T) {
 	t.Parallel()
@@ -276,7 +249,7 @@ func TestPanickingHooksDoNotStopTheLoop(t *testing.T) {
 		}))
 	pushN(t, c, "panics", "p", 3)
 	var calls atomic.Int32
-	err := c.Queue("panics").Batch(1).Limit(3).Each().Consume(testCtx(t), func(context.Context, *Message) error {
+	err := c.Queue("panics").Batch(1).Limit(3).Each().Consume(testutil.Context(t), func(context.Context, *Message) error {
 		calls.Add(1)
 		return nil
 	})
@@ -302,95 +275,4 @@ func TestWithHooksCompose(t *testing.T) {
 	_, err := c.Queue("q").Push(t.Context(), PushItem{Data: 1})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a", "b"}, order)
-}
-
-// Middleware runs client's outside the loop's, each in the order given, around the handler,
-// with the ctx each passes on; its return is the outcome.
-func TestMiddlewareOrderAndOutcome(t *testing.T) {
-	t.Parallel()
-	srv := queentest.NewServer(t)
-	var mu sync.Mutex
-	var trace []string
-	type key struct{}
-	mw := func(name string) Middleware {
-		return func(ctx context.Context, msgs []*Message, next func(context.Context) error) error {
-			mu.Lock()
-			trace = append(trace, name+">"+strings.Repeat("m", len(msgs)))
-			mu.Unlock()
-			err := next(context.WithValue(ctx, key{}, name))
-			mu.Lock()
-			trace = append(trace, "<"+name)
-			mu.Unlock()
-			return err
-		}
-	}
-	// The innermost middleware completes what the handler failed.
-	forgive := func(ctx context.Context, _ []*Message, next func(context.Context) error) error {
-		_ = next(ctx)
-		return nil
-	}
-	var rec hookLog
-	c := newTestClient(t, srv.URL(), WithMiddleware(mw("client1"), mw("client2")), WithHooks(rec.hooks()))
-	pushN(t, c, "mw", "p", 1)
-	var seen any
-	err := c.Queue("mw").Use(mw("loop1")).Use(mw("loop2"), forgive).Limit(1).Each().
-		Consume(testCtx(t), func(ctx context.Context, m *Message) error {
-			seen = ctx.Value(key{})
-			mu.Lock()
-			trace = append(trace, "handler")
-			mu.Unlock()
-			return errors.New("forgiven")
-		})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"client1>m", "client2>m", "loop1>m", "loop2>m", "handler",
-		"<loop2", "<loop1", "<client2", "<client1"}, trace)
-	assert.Equal(t, "loop2", seen, "the handler gets the ctx the innermost middleware passed")
-	assert.Equal(t, []string{`p-0 "completed" panicked=false`}, rec.handledLines())
-	assert.Empty(t, drain(t, c, "mw"), "the message was completed")
-}
-
-// A BatchHandler's middleware sees the whole batch; a handler's panic reaches it as a
-// *PanicError, and a middleware's own panic is recovered like a handler's.
-func TestMiddlewareSeesBatchesAndPanics(t *testing.T) {
-	t.Parallel()
-	_, c := brokerAndClient(t)
-	var rec hookLog
-	c.hooks.add(rec.hooks())
-	pushN(t, c, "mwb", "p", 3)
-	var sizes []int
-	var seenPanic bool
-	err := c.Queue("mwb").Batch(3).Limit(3).Use(func(ctx context.Context, msgs []*Message, next func(context.Context) error) error {
-		sizes = append(sizes, len(msgs))
-		err := next(ctx)
-		var p *PanicError
-		seenPanic = errors.As(err, &p)
-		return DeadLetter(err)
-	}).Consume(testCtx(t), func(context.Context, []*Message) error { panic("batch") })
-	require.NoError(t, err)
-	assert.Equal(t, []int{3}, sizes)
-	assert.True(t, seenPanic)
-	assert.Equal(t, []string{`p-0 "dlq" panicked=true`, `p-1 "dlq" panicked=true`, `p-2 "dlq" panicked=true`},
-		rec.handledLines())
-	assert.Len(t, deadLetters(t, c, "mwb"), 3)
-
-	pushN(t, c, "mwp", "p", 1)
-	err = c.Queue("mwp").Limit(1).Use(func(context.Context, []*Message, func(context.Context) error) error {
-		panic("middleware")
-	}).Each().Consume(testCtx(t), func(context.Context, *Message) error { return nil })
-	require.NoError(t, err)
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	last := rec.handled[len(rec.handled)-1]
-	assert.Equal(t, StatusFailed, last.Outcome)
-	assert.True(t, last.Panicked)
-}
-
-func TestNilMiddlewareIsRefused(t *testing.T) {
-	t.Parallel()
-	_, err := New("http://127.0.0.1:1", WithMiddleware(nil))
-	assert.ErrorIs(t, err, ErrInvalidOption)
-	c := newTestClient(t, "http://127.0.0.1:1")
-	err = c.Queue("q").Use(nil).Each().Consume(t.Context(), func(context.Context, *Message) error { return nil })
-	assert.ErrorIs(t, err, ErrInvalidOption)
-	assert.ErrorContains(t, err, "Use")
 }

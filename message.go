@@ -99,6 +99,12 @@ func (m *Message) markSettled() bool { return m.settled.CompareAndSwap(false, tr
 // unsettle undoes markSettled after a settle that did not reach the broker.
 func (m *Message) unsettle() { m.settled.Store(false) }
 
+// logAttrs are the message's attributes in the loop's log lines.
+func (m *Message) logAttrs() []any {
+	return []any{"queue", m.Queue, "partition", m.Partition, "transactionId", m.TransactionID,
+		"attempt", m.DeliveryAttempt}
+}
+
 func errorText(err error) string {
 	if err == nil {
 		return ""

@@ -42,16 +42,6 @@ func chainMiddleware(client, loop []Middleware) []Middleware {
 	return append(append(make([]Middleware, 0, len(client)+len(loop)), client...), loop...)
 }
 
-// invokeChain calls mws in order around call, which runs the handler itself.
-func invokeChain(ctx context.Context, mws []Middleware, msgs []*Message, call func(context.Context) error) error {
-	if len(mws) == 0 {
-		return call(ctx)
-	}
-	return mws[0](ctx, msgs, func(ctx context.Context) error {
-		return invokeChain(ctx, mws[1:], msgs, call)
-	})
-}
-
 func hasNilMiddleware(mws []Middleware) bool {
 	for _, m := range mws {
 		if m == nil {

@@ -8,22 +8,63 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
+	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/queentest"
 )
+
+// Invalid UTF-8 never leaves the client: refused data and names, and a handler's error text
+// still acked as valid UTF-8.
+func TestInvalidUTF8NeverLeavesTheClient(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		_, tap, c := tapped(t, m, queentest.WithManualClock())
+		_, err := c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: "bad \xff"})
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "a string with invalid UTF-8")
+		_, err = c.Queue("q\xff").Push(testutil.Context(t), queen.PushItem{Data: 1})
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "a queue name")
+		_, err = c.Queue("q").Partition("p\xff").Push(testutil.Context(t), queen.PushItem{Data: 1})
+		assert.ErrorIs(t, err, queen.ErrInvalidOption, "a partition name")
+		assert.Zero(t, tap.Containing("/push"))
+
+		push(t, c, "q", "", 0)
+		msgs, err := c.Queue("q").Pop(testutil.Context(t))
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		err = msgs[0].Nack(testutil.Context(t), errors.New("why \xff"))
+		if err != nil {
+			assert.ErrorIs(t, err, queen.ErrInvalidOption)
+		}
+
+		push(t, c, "q2", "", 0)
+		require.NoError(t, c.Queue("q2").Limit(1).RetryBackoff(0, 0).Each().
+			Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return errors.New("boom \xff") }))
+		acks := sentAcks(tap)
+		require.NotEmpty(t, acks)
+		last := acks[len(acks)-1]
+		assert.Equal(t, "failed", last["status"], "the failure is still acked")
+		for _, r := range tap.All() {
+			assert.True(t, utf8.Valid(r.Body), "%s %s sent invalid UTF-8: %q", r.Method, r.Path, r.Body)
+			assert.True(t, utf8.ValidString(r.RawQuery), "%s %s sent invalid UTF-8: %q", r.Method, r.Path, r.RawQuery)
+		}
+	})
+}
 
 // silentBroker fails the test on any request: every call below must be refused locally.
 func silentBroker(t *testing.T) *queen.Client {
 	t.Helper()
-	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+	_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("a request was sent: %s %s", r.Method, r.URL.EscapedPath())
 		writeJSON(w, http.StatusInternalServerError, `{"error":"unexpected"}`)
 	})
-	return stubClient(t, srv.URL, queen.WithRetry(0, 0, 0))
+	return stubClient(t, url, queen.WithRetry(0, 0, 0))
 }
 
 // Names that the broker refuses, or that would alias another path, are refused before sending.
@@ -52,8 +93,8 @@ func TestBadNamesRefusedLocally(t *testing.T) {
 		assert.ErrorIs(t, err, queen.ErrInvalidOption, "transaction push to partition %.20q", name)
 	}
 
-	empty, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	_, err := stubClient(t, empty.URL).Queue(strings.Repeat("q", 255)).Group("...").Pop(t.Context())
+	_, emptyURL := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	_, err := stubClient(t, emptyURL).Queue(strings.Repeat("q", 255)).Group("...").Pop(t.Context())
 	assert.NoError(t, err, "255 bytes and \"...\" are allowed")
 }
 
@@ -109,7 +150,7 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var got []string
-	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+	_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		got = append(got, r.URL.EscapedPath())
 		mu.Unlock()
@@ -119,7 +160,7 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 		}
 		writeJSON(w, http.StatusOK, `{"success":true,"deleted":true}`)
 	})
-	c := stubClient(t, srv.URL)
+	c := stubClient(t, url)
 	_, err := c.Queue("a/b c?").Partition("p#1%").Pop(t.Context())
 	require.NoError(t, err)
 	require.NoError(t, admin.New(c).DeleteConsumerGroupOnQueue(t.Context(), "g/..", "q/../x"))
@@ -129,25 +170,4 @@ func TestPathSegmentsAreEscaped(t *testing.T) {
 		"/api/v1/pop/queue/a%2Fb%20c%3F/partition/p%231%25",
 		"/api/v1/consumer-groups/g%2F../queues/q%2F..%2Fx",
 	}, got)
-}
-
-// A redirect is never followed: a 3xx is the call's answer, as an *APIError.
-func TestRedirectsAreNotFollowed(t *testing.T) {
-	t.Parallel()
-	srv, n := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/elsewhere" {
-			t.Errorf("the redirect was followed: %s %s", r.Method, r.URL.Path)
-		}
-		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
-	})
-	c := stubClient(t, srv.URL)
-	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
-	_, err := c.Ack(t.Context(), m, queen.StatusCompleted)
-	var apiErr *queen.APIError
-	require.True(t, errors.As(err, &apiErr), "got %v", err)
-	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
-	_, err = c.Queue("orders").Pop(t.Context())
-	require.True(t, errors.As(err, &apiErr), "got %v", err)
-	assert.Equal(t, http.StatusTemporaryRedirect, apiErr.StatusCode)
-	assert.EqualValues(t, 2, n.Load(), "one request per call, no retry")
 }

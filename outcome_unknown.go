@@ -46,7 +46,7 @@ func (p *sendProgress) mayHaveApplied(err error) bool {
 }
 
 // answeredMaybeApplied reports the answers that do not prove the call was not applied: any
-// 5xx. The reference broker applies nothing before a 5xx of its own (R134), but a proxy's 502
+// 5xx. The reference broker applies nothing before a 5xx of its own, but a proxy's 502
 // or 504 may follow a request it passed on, and another broker may fail after committing.
 // Such calls are still retried; only the way a refused resend is reported changes.
 func answeredMaybeApplied(status int) bool { return status >= http.StatusInternalServerError }

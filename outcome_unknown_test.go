@@ -15,6 +15,8 @@ import (
 
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
+	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -268,4 +270,25 @@ func TestTransactionAppliedAnswerLostIsOutcomeUnknown(t *testing.T) {
 			assert.Len(t, got, 1, "applied once")
 		})
 	}
+}
+
+// A transaction the broker applied and then answered 503 (a proxy failing after the broker
+// committed) is never reported rolled back, on either broker: Commit succeeds once a resend
+// finds it applied, or says the outcome is unknown.
+func TestATransactionAnswered503AfterItWasAppliedIsNeverReportedRolledBack(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		srv, _, c := tapped(t, m, queentest.WithManualClock())
+		push(t, c, "in", "", 1)
+		msgs, err := c.Queue("in").Pop(testutil.Context(t))
+		require.NoError(t, err)
+		require.Len(t, msgs, 1)
+		srv.Fail(queentest.Fault{Route: "transaction", After: true, Status: 503})
+		_, err = c.Transaction().Ack(msgs[0], queen.StatusCompleted).Push("out", queen.PushItem{Data: 2}).Commit(testutil.Context(t))
+		assert.NotErrorIs(t, err, queen.ErrTransactionFailed, "a transaction that may have been applied is not reported rolled back")
+		if err == nil {
+			return // a retry found it applied and said so: fine
+		}
+		assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
+	})
 }

@@ -14,10 +14,10 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// queueModeGroup is the broker's name for the shared group of pops that name none (R23).
+// queueModeGroup is the broker's name for the shared group of pops that name none.
 const queueModeGroup = "__QUEUE_MODE__"
 
-// defaultPollTimeout is the long-poll length when Timeout is not set (R25).
+// defaultPollTimeout is the long-poll length when Timeout is not set, as on the broker.
 const defaultPollTimeout = 30 * time.Second
 
 // Pop sends one pop request and returns the leased messages: an empty slice and a nil error
@@ -28,10 +28,11 @@ func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
 	if err := b.validate(forPop); err != nil {
 		return nil, err
 	}
-	return b.client.doPop(ctx, b, b.popPath(), b.popQuery(forPop))
+	return b.client.doPop(ctx, b, b.popPath(), b.popParams(forPop))
 }
 
-// popPath is the escaped route of the builder's pop: partition, queue, or discovery (R20–R22).
+// popPath is the escaped route of the builder's pop: one partition, the queue, or a discovery
+// pop over the queues with the builder's labels.
 func (b QueueBuilder) popPath() string {
 	switch r := b.popRoute(); r {
 	case route.PopPartition:
@@ -43,29 +44,42 @@ func (b QueueBuilder) popPath() string {
 	}
 }
 
-// popQuery holds every pop parameter with the terminal's defaults. Booleans are sent as
-// true/false and consumerGroup only for a named group (O13); a named group always states its
-// start (O14); timeout never exceeds 60000 ms (O11, enforced by validate).
-func (b QueueBuilder) popQuery(t terminal) url.Values {
-	q := url.Values{}
+// popParams are one pop's parameters, typed, from the builder (and the consume loop, for its
+// own pops) to encode, which writes them into the query once.
+type popParams struct {
+	namespace, task string           // a discovery pop's labels
+	group           string           // a named consumer group; "" for the queue-mode group
+	from            time.Time        // a named group's start, when set; else mode
+	mode            SubscriptionMode // a named group's start when from is zero
+	longPoll        bool             // wait for a message up to timeout
+	noWait          bool             // say wait=false, as the builder asked
+	timeout         time.Duration    // a long poll's length, whole milliseconds
+	autopilot       bool             // the broker chooses batch and partitions unless they are set
+	batch           int              // 0: unsent
+	partitions      int              // 0: unsent
+	leaseSeconds    int64            // 0: unsent
+	conflation      bool
+	autoAck         bool
+}
+
+// popParams are the builder's pop parameters with the terminal's defaults. A named group
+// always states where it starts (new, unless set), because a 0.15 broker's default start is
+// "all". A consume loop sizes each of its pops itself (nextPop); a Pop without autopilot asks
+// for one message, which both broker generations default to, but says so.
+func (b QueueBuilder) popParams(t terminal) popParams {
+	var p popParams
 	if b.discovery() {
-		if b.namespace != "" {
-			q.Set("namespace", b.namespace)
-		}
-		if b.task != "" {
-			q.Set("task", b.task)
-		}
+		p.namespace, p.task = b.namespace, b.task
 	}
 	if b.group != "" && b.group != queueModeGroup {
-		q.Set("consumerGroup", b.group)
+		p.group = b.group
 		switch {
 		case b.fromSet:
-			// The caller's offset is kept; its "+" is sent as %2B (O15).
-			q.Set("subscriptionFrom", b.from.Format(time.RFC3339Nano))
+			p.from = b.from // the caller's offset is kept
 		case b.modeSet:
-			q.Set("subscriptionMode", string(b.mode))
+			p.mode = b.mode
 		default:
-			q.Set("subscriptionMode", string(SubscribeNew))
+			p.mode = SubscribeNew
 		}
 	}
 
@@ -73,42 +87,90 @@ func (b QueueBuilder) popQuery(t terminal) url.Values {
 	if b.wait != nil {
 		wait = *b.wait
 	}
+	p.longPoll, p.noWait = wait, !wait && b.wait != nil
 	if wait {
-		q.Set("wait", "true")
-		// A 0.15 broker does not cap the timeout and drops answers pending ~120s (O11).
-		timeout := min(max(b.pollTimeout(), 0), maxPollTimeout)
-		q.Set("timeout", strconv.FormatInt(timeout.Milliseconds(), 10))
-	} else if b.wait != nil {
-		q.Set("wait", "false")
+		// Never above the longest poll: a 0.15 broker does not cap it and drops answers
+		// pending about two minutes.
+		p.timeout = min(max(b.pollTimeout(), 0), maxPollTimeout).Truncate(time.Millisecond)
 	}
 
-	autopilot := t == forConsume
+	p.autopilot = t == forConsume
 	if b.autopilot != nil {
-		autopilot = *b.autopilot
+		p.autopilot = *b.autopilot
 	}
-	if autopilot {
-		q.Set("autopilot", "true") // batch and partitions then only as set (R137)
-	}
-	if b.batchSet {
-		q.Set("batch", strconv.Itoa(b.batch))
-	} else if t == forPop && !autopilot {
-		q.Set("batch", "1") // 0.15 and 2.0 agree on 1, but say it (O9)
+	switch {
+	case t == forConsume:
+	case b.batchSet:
+		p.batch = b.batch
+	case !p.autopilot:
+		p.batch = 1
 	}
 	if b.partsSet {
-		q.Set("partitions", strconv.Itoa(b.partitions))
+		p.partitions = b.partitions
 	}
 	if b.leaseSet {
-		secs := (b.leaseTime + time.Second - 1) / time.Second
-		q.Set("leaseSeconds", strconv.FormatInt(int64(secs), 10))
+		p.leaseSeconds = int64((b.leaseTime + time.Second - 1) / time.Second)
 	}
-	if b.conflation {
+	p.conflation = b.conflation
+	// Consume's AutoAck is applied by the client; only a Pop asks the broker for it.
+	p.autoAck = t == forPop && b.autoAck != nil && *b.autoAck
+	return p
+}
+
+// encode writes the query of a pop with these parameters. Booleans are sent as true or false,
+// never as another spelling a 0.15 broker would read as false; a start time keeps its offset,
+// its "+" escaped.
+func (p popParams) encode() string {
+	q := make(url.Values, 8)
+	if p.namespace != "" {
+		q.Set("namespace", p.namespace)
+	}
+	if p.task != "" {
+		q.Set("task", p.task)
+	}
+	if p.group != "" {
+		q.Set("consumerGroup", p.group)
+		if !p.from.IsZero() {
+			q.Set("subscriptionFrom", p.from.Format(time.RFC3339Nano))
+		} else if p.mode != "" {
+			q.Set("subscriptionMode", string(p.mode))
+		}
+	}
+	switch {
+	case p.longPoll:
+		q.Set("wait", "true")
+		q.Set("timeout", strconv.FormatInt(p.timeout.Milliseconds(), 10))
+	case p.noWait:
+		q.Set("wait", "false")
+	}
+	if p.autopilot {
+		q.Set("autopilot", "true")
+	}
+	if p.batch > 0 {
+		q.Set("batch", strconv.Itoa(p.batch))
+	}
+	if p.partitions > 0 {
+		q.Set("partitions", strconv.Itoa(p.partitions))
+	}
+	if p.leaseSeconds > 0 {
+		q.Set("leaseSeconds", strconv.FormatInt(p.leaseSeconds, 10))
+	}
+	if p.conflation {
 		q.Set("conflation", "true")
 	}
-	// Consume's AutoAck is applied by the client; only a Pop asks the broker for it.
-	if t == forPop && b.autoAck != nil && *b.autoAck {
+	if p.autoAck {
 		q.Set("autoAck", "true")
 	}
-	return q
+	return q.Encode()
+}
+
+// pollDeadline is how long the pop may wait for its answer, beyond the client's margin: the
+// long poll's timeout, or 0 for a pop that answers at once.
+func (p popParams) pollDeadline() time.Duration {
+	if !p.longPoll {
+		return 0
+	}
+	return max(p.timeout, time.Millisecond) // timeout=0 answers at once; still skip hc.Timeout
 }
 
 // pollTimeout is the long-poll length the builder asks for.
@@ -121,8 +183,8 @@ func (b QueueBuilder) pollTimeout() time.Duration {
 
 // doPop sends one pop and decodes its answer. A long poll's deadline is its timeout plus a
 // margin, never the http.Client's Timeout. Nothing to deliver is an empty slice and nil error.
-func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, error) {
-	msgs, _, err := c.doPopAnswer(ctx, b, path, q)
+func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, p popParams) ([]*Message, error) {
+	msgs, _, err := c.doPopAnswer(ctx, b, path, p)
 	return msgs, err
 }
 
@@ -134,20 +196,11 @@ type popAnswer struct {
 }
 
 // doPopAnswer is doPop, also returning what the answer says about the broker.
-func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, q url.Values) ([]*Message, popAnswer, error) {
+func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p popParams) ([]*Message, popAnswer, error) {
 	var info popAnswer
 	sent := time.Now()
-	req := request{method: http.MethodGet, path: path, rawQuery: q.Encode(),
+	req := request{method: http.MethodGet, path: path, rawQuery: p.encode(), poll: p.pollDeadline(),
 		affinity: affinityKey(b.queue, b.partition, b.group), route: b.popRoute()}
-	if q.Get("wait") == "true" {
-		req.poll = defaultPollTimeout
-		if ms, err := strconv.ParseInt(q.Get("timeout"), 10, 64); err == nil && ms >= 0 {
-			req.poll = time.Duration(ms) * time.Millisecond
-		}
-		if req.poll == 0 {
-			req.poll = time.Millisecond // timeout=0 answers at once; still skip hc.Timeout
-		}
-	}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	status, err := c.send(ctx, &req, buf)
@@ -155,7 +208,7 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, q
 	if err != nil {
 		var apiErr *APIError
 		if path == route.PopDiscovery.Pattern && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound && apiErr.NotJSON {
-			// A 0.15 broker has no discovery pop (O10).
+			// A 0.15 broker has no discovery pop: it answers 404 with a page, not JSON.
 			return nil, info, fmt.Errorf("queen: discovery pop (namespace/task) not supported by this broker: %w: %w",
 				errors.ErrUnsupported, err)
 		}
@@ -176,8 +229,8 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, q
 	return msgs, info, nil
 }
 
-// decodePop reads a 2xx pop body: messages, an empty variant, or a 0.15 error answered as 200
-// (O2, O3).
+// decodePop reads a 2xx pop body: messages, one of a 0.15 broker's ways to say "nothing to
+// deliver" (an empty result), or a 0.15 database failure answered as 200 (an *APIError).
 func decodePop(body []byte, path, route string) ([]*Message, error) {
 	var a wire.PopAnswer
 	if err := wire.Unmarshal(body, &a); err != nil {
@@ -206,7 +259,7 @@ func decodePop(body []byte, path, route string) ([]*Message, error) {
 		m.PartitionID = firstNonEmpty(w.PartitionID, partitionID)
 		m.LeaseID = firstNonEmpty(w.LeaseID, leaseID)
 		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, a.ConsumerGroup)
-		m.Offset, m.DeliveryAttempt = -1, 0 // unknown on 0.15 (O5)
+		m.Offset, m.DeliveryAttempt = -1, 0 // a 0.15 broker sends neither: unknown, not 0
 		if w.Offset != nil {
 			m.Offset = *w.Offset
 		}

@@ -438,7 +438,7 @@ func (l *lane) send(batch []queued) {
 		}
 		l.p.c.logger.Debug("queen: Producer push failed, sending it again", "items", len(wires),
 			"attempt", attempt+1, "error", err)
-		wait := time.NewTimer(jitteredBackoff(l.p.c.http.RetryWaitMin, l.p.c.http.RetryWaitMax, attempt, nil))
+		wait := time.NewTimer(transportBackoff(l.p.c.http.RetryWaitMin, l.p.c.http.RetryWaitMax).wait(attempt + 1))
 		select {
 		case <-wait.C:
 		case <-l.p.giveUp.Done():

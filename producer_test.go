@@ -1,11 +1,9 @@
 package queen
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -17,6 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -51,29 +51,15 @@ func (o *outcomes) snapshot() []sendOutcome {
 	return slices.Clone(o.all)
 }
 
-// pushCounter serves srv's handler and counts push requests and their items.
-type pushCounter struct {
-	requests, items atomic.Int64
-	url             string
-}
-
-func countPushes(t *testing.T, srv *queentest.Server) *pushCounter {
-	pc := &pushCounter{}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/api/v1/push" {
-			pc.requests.Add(1)
-			var body struct{ Items []json.RawMessage }
-			b, _ := io.ReadAll(r.Body)
-			if json.Unmarshal(b, &body) == nil {
-				pc.items.Add(int64(len(body.Items)))
-			}
-			r.Body = io.NopCloser(bytes.NewReader(b)) // the broker reads it again
-		}
-		srv.Handler().ServeHTTP(w, r)
-	}))
-	t.Cleanup(hs.Close)
-	pc.url = hs.URL
-	return pc
+// pushedItems is how many items the pushes a spy saw carried.
+func pushedItems(t *testing.T, spy *testutil.Spy) int {
+	n := 0
+	for _, r := range spy.Of(route.FamilyPush) {
+		var body struct{ Items []json.RawMessage }
+		require.NoError(t, json.Unmarshal(r.Body, &body))
+		n += len(body.Items)
+	}
+	return n
 }
 
 // stored pops everything of queue/partition for a fresh group and returns the transactionIds.
@@ -207,8 +193,8 @@ func TestProducerReportsDuplicates(t *testing.T) {
 func TestProducerBatches(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	pc := countPushes(t, srv)
-	c := newTestClient(t, pc.url)
+	spy, url := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, url)
 	var got outcomes
 	p, err := c.NewProducer(ProducerConfig{Linger: time.Hour, MaxBatch: 10, OnResult: got.record})
 	require.NoError(t, err)
@@ -220,10 +206,10 @@ func TestProducerBatches(t *testing.T) {
 	}
 	require.NoError(t, p.Flush(t.Context()))
 	assert.Len(t, got.snapshot(), 13, "Flush returns once every item is answered")
-	assert.Equal(t, int64(2), pc.requests.Load())
-	assert.Equal(t, int64(13), pc.items.Load())
+	assert.Equal(t, 2, spy.Count(route.Push))
+	assert.Equal(t, 13, pushedItems(t, spy))
 	require.NoError(t, p.Close(t.Context()))
-	assert.Equal(t, int64(2), pc.requests.Load(), "Close has nothing left to send")
+	assert.Equal(t, 2, spy.Count(route.Push), "Close has nothing left to send")
 }
 
 // gate holds every push until it is opened.
@@ -277,7 +263,7 @@ func TestProducerBackpressure(t *testing.T) {
 	default:
 	}
 	close(g.open)
-	require.NoError(t, wait(t, sent, "Send to return once there is room"))
+	require.NoError(t, testutil.Recv(t, sent, "Send to return once there is room"))
 	require.NoError(t, p.Close(t.Context()))
 	assert.Len(t, got.snapshot(), 4)
 	assert.Zero(t, got.byTx["q/refused"], "an item Send refused gets no OnResult")
@@ -288,7 +274,7 @@ func TestProducerBackpressure(t *testing.T) {
 // ErrClosed (and ErrOutcomeUnknown for the ones whose request was sent) and returns ctx's error.
 func TestProducerCloseWithDeadBroker(t *testing.T) {
 	t.Parallel()
-	for name, ctxFor := range map[string]func(t *testing.T) (context.Context, context.CancelFunc){
+	for name, closeCtx := range map[string]func(t *testing.T) (context.Context, context.CancelFunc){
 		"timeout": func(t *testing.T) (context.Context, context.CancelFunc) {
 			return context.WithTimeout(t.Context(), 50*time.Millisecond)
 		},
@@ -311,7 +297,7 @@ func TestProducerCloseWithDeadBroker(t *testing.T) {
 			for i := range n {
 				require.NoError(t, p.Send(t.Context(), fmt.Sprintf("q%d", i%4), PushItem{Data: i}))
 			}
-			ctx, cancel := ctxFor(t)
+			ctx, cancel := closeCtx(t)
 			defer cancel()
 			err = p.Close(ctx)
 			require.ErrorIs(t, err, ctx.Err())
@@ -344,9 +330,9 @@ func TestProducerSendBlockedByCloseIsRefused(t *testing.T) {
 	go func() { sent <- p.Send(t.Context(), "q", PushItem{Data: 2}) }()
 	closed := make(chan error, 1)
 	go func() { closed <- p.Close(t.Context()) }()
-	require.ErrorIs(t, wait(t, sent, "the blocked Send"), ErrClosed)
+	require.ErrorIs(t, testutil.Recv(t, sent, "the blocked Send"), ErrClosed)
 	close(g.open)
-	require.NoError(t, wait(t, closed, "Close"))
+	require.NoError(t, testutil.Recv(t, closed, "Close"))
 	assert.Equal(t, int64(1), srv.Lag("q", ""))
 }
 
@@ -376,8 +362,8 @@ func TestProducerRefusalIsFinal(t *testing.T) {
 func TestProducerValidation(t *testing.T) {
 	t.Parallel()
 	srv := queentest.NewServer(t)
-	pc := countPushes(t, srv)
-	c := newTestClient(t, pc.url)
+	spy, url := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, url)
 	for _, tc := range []struct {
 		cfg  ProducerConfig
 		want string
@@ -411,7 +397,7 @@ func TestProducerValidation(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	require.NoError(t, p.Close(t.Context()))
-	assert.Zero(t, pc.requests.Load(), "nothing was sent")
+	assert.Empty(t, spy.All(), "nothing was sent")
 }
 
 // Client.Close flushes and closes the Producers made from it.

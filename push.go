@@ -14,7 +14,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// Limits of one push request: the broker takes at most 10,000 items and a 32 MiB body (R146).
+// Limits of one push request: the broker takes at most 10,000 items and a 32 MiB body.
 // Longer pushes are split; the byte bound leaves room for the JSON around the payloads.
 const (
 	maxPushItems = 10000
@@ -74,7 +74,8 @@ func pushItemSize(w *wire.PushItem) int {
 }
 
 // pushItems encodes and checks items before anything is sent: data must encode as JSON and a
-// trace id must be a canonical UUID (R12, O8). name prefixes the field names in errors.
+// trace id must be a canonical UUID, which the broker requires (and a 0.15 broker fails other
+// clients' pushes on one that is not). name prefixes the field names in errors.
 func pushItems(name, queue, partition string, items []PushItem) ([]wire.PushItem, error) {
 	if err := checkPushTarget(name, queue, partition); err != nil {
 		return nil, err
@@ -151,7 +152,7 @@ func encodeData(v any) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-// pushChunk sends one push request and matches its results to the items by position (O7).
+// pushChunk sends one push request and matches its results to the items by position.
 func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.PushItem) ([]PushResult, error) {
 	raw, err := wire.Marshal(&wire.PushRequest{Items: items})
 	if err != nil {
@@ -166,8 +167,15 @@ func (c *Client) pushChunk(ctx context.Context, affinity string, items []wire.Pu
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return nil, err
 	}
+	return pushResults(buf.Bytes(), &req, items)
+}
+
+// pushResults reads the answer to a push of items: one result per item, matched by position,
+// as a 0.15 broker may renumber the index it sends; an answer with another count of results is
+// an *APIError.
+func pushResults(body []byte, req *request, items []wire.PushItem) ([]PushResult, error) {
 	var answer []wire.PushResult
-	if err := decodeArray(buf.Bytes(), &req, &answer); err != nil {
+	if err := decodeArray(body, req, &answer); err != nil {
 		return nil, err
 	}
 	if len(answer) != len(items) {

@@ -6,12 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/queentest"
 )
 
-// The README's "Testing your own worker" snippet, kept compiling and passing (R54, R57).
-func TestOrderComesBackAfterACrash(t *testing.T) {
+// The README's "Testing your own worker" snippet, kept compiling and passing: a message whose
+// lease runs out unacked is delivered again, one attempt higher.
+func TestTheReadmesWorkerTestPasses(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	srv := queentest.NewServer(t, queentest.WithManualClock()) // real HTTP on 127.0.0.1, closed by t.Cleanup

@@ -36,8 +36,14 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return time.Time{}, err
 	}
+	return extendAnswer(buf.Bytes(), &req, leaseID)
+}
+
+// extendAnswer reads the answer to an extend of leaseID: the lease's new expiry, or its
+// refusal as an error wrapping ErrLeaseExpired, whatever the broker's reason.
+func extendAnswer(body []byte, req *request, leaseID string) (time.Time, error) {
 	var results []wire.ExtendResult
-	if err := decodeArray(buf.Bytes(), &req, &results); err != nil {
+	if err := decodeArray(body, req, &results); err != nil {
 		return time.Time{}, err
 	}
 	if len(results) == 0 {

@@ -4,13 +4,31 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
+
+// An answer larger than WithMaxResponseBytes fails, naming the limit.
+func TestAnAnswerOverTheLimitFailsNamingIt(t *testing.T) {
+	t.Parallel()
+	srv := testmode.Modes[0].Server(t)
+	c, err := queen.New(srv.URL(), queen.WithMaxResponseBytes(512))
+	require.NoError(t, err)
+	defer c.Close()
+	big := strings.Repeat("x", 2048)
+	_, err = c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: big})
+	require.NoError(t, err)
+	_, err = c.Queue("q").Pop(testutil.Context(t))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "512")
+}
 
 // streamGiB answers every request with 200 and up to 1 GiB of a JSON-looking body, without a
 // Content-Length, stopping when the client goes away.
@@ -31,9 +49,9 @@ func streamGiB(w http.ResponseWriter, _ *http.Request) {
 // A 1 GiB pop answer is refused once the limit is read, and the client never holds much more
 // than the limit. Not parallel: it measures the process's allocations.
 func TestMaxResponseBytesBoundsMemory(t *testing.T) {
-	srv, _ := brokerStub(t, streamGiB)
+	_, url := brokerStub(t, streamGiB)
 	const limit = 1 << 20
-	c := stubClient(t, srv.URL, queen.WithMaxResponseBytes(limit), queen.WithRetry(0, 0, 0))
+	c := stubClient(t, url, queen.WithMaxResponseBytes(limit), queen.WithRetry(0, 0, 0))
 
 	runtime.GC()
 	var before, after runtime.MemStats
@@ -52,12 +70,12 @@ func TestMaxResponseBytesBoundsMemory(t *testing.T) {
 // The default limit is 64 MiB; an answer announcing more is refused before it is read.
 func TestMaxResponseBytesDefaultRefusesAnnouncedSize(t *testing.T) {
 	t.Parallel()
-	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
+	_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", strconv.Itoa(64<<20+1))
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write([]byte("[")) // the rest never comes
 	})
-	c := stubClient(t, srv.URL, queen.WithRetry(0, 0, 0))
+	c := stubClient(t, url, queen.WithRetry(0, 0, 0))
 	_, err := c.Queue("orders").Pop(t.Context())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), strconv.Itoa(64<<20), "names the default limit")
@@ -68,8 +86,8 @@ func TestMaxResponseBytesDefaultRefusesAnnouncedSize(t *testing.T) {
 func TestMaxResponseBytesAllowsAnswerAtTheLimit(t *testing.T) {
 	t.Parallel()
 	body := `[{"index":0,"transaction_id":"t","status":"queued","message_id":"m","partition_id":"p","offset":0}]`
-	srv, _ := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusCreated, body) })
-	c := stubClient(t, srv.URL, queen.WithMaxResponseBytes(int64(len(body))))
+	_, url := brokerStub(t, func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusCreated, body) })
+	c := stubClient(t, url, queen.WithMaxResponseBytes(int64(len(body))))
 	res, err := c.Queue("orders").Push(t.Context(), queen.PushItem{Data: 1, TransactionID: "t"})
 	require.NoError(t, err)
 	require.Len(t, res, 1)

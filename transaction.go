@@ -204,8 +204,15 @@ func (c *Client) commit(ctx context.Context, body *wire.TransactionRequest, affi
 	if _, err := c.send(ctx, &req, buf); err != nil {
 		return TransactionResult{}, err
 	}
+	return transactionAnswer(buf.Bytes(), &req)
+}
+
+// transactionAnswer reads a transaction's answer: its entries when committed; a rollback as
+// an error wrapping ErrTransactionFailed, unless the first answer was lost, when the rollback
+// of the resend most likely means the first request was applied.
+func transactionAnswer(body []byte, req *request) (TransactionResult, error) {
 	var w wire.TransactionAnswer
-	if err := wire.Unmarshal(buf.Bytes(), &w); err != nil {
+	if err := wire.Unmarshal(body, &w); err != nil {
 		return TransactionResult{}, &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
 			Message: "transaction answer is not a JSON object: " + err.Error(), NotJSON: true}
 	}
@@ -215,9 +222,8 @@ func (c *Client) commit(ctx context.Context, body *wire.TransactionRequest, affi
 			reason = "rolled back"
 		}
 		if req.answerLost {
-			// The resend was rolled back, most likely because the first one was applied.
 			return TransactionResult{TransactionID: w.TransactionID},
-				outcomeUnknown(&req, fmt.Errorf("the resend was rolled back: %s", reason))
+				outcomeUnknown(req, fmt.Errorf("the resend was rolled back: %s", reason))
 		}
 		return TransactionResult{TransactionID: w.TransactionID},
 			fmt.Errorf("%w: %s", ErrTransactionFailed, reason)
@@ -236,7 +242,7 @@ func (c *Client) commit(ctx context.Context, body *wire.TransactionRequest, affi
 			}
 		}
 		if e.Type == "push" && e.Success && e.Status == "" {
-			e.Status = "queued" // a 0.15 broker fails the transaction on a duplicate (O23)
+			e.Status = "queued" // a 0.15 broker fails the transaction on a duplicate instead
 		}
 		res.Results[i] = e
 	}

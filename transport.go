@@ -8,12 +8,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/queenmq/queen-go/internal/route"
@@ -35,151 +33,6 @@ type request struct {
 	once       bool
 	answerLost bool
 	date       string // the answer's Date header, once answered
-}
-
-// attempt is the per-call state the retry hooks share, carried in the request context.
-type attempt struct {
-	c       *Client
-	req     *request
-	current *server
-	failed  bool      // the last try failed in a way that counts against the server
-	try     int       // 1-based number of the try in flight (only with a Request hook)
-	started time.Time // when it was sent (only with a Request hook)
-	sent    sendProgress
-}
-
-type attemptKey struct{}
-
-func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehttp.Client {
-	rc := &retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     cfg.retryMax,
-		RetryWaitMin: cfg.minWait,
-		RetryWaitMax: cfg.maxWait,
-		CheckRetry:   checkRetry,
-		Backoff:      jitteredBackoff,
-		PrepareRetry: prepareRetry,
-		// The last answer is returned as is, so a 5xx after the final retry is an *APIError.
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
-	if len(cfg.hooks.request) > 0 {
-		rc.RequestLogHook = attemptStarted // without Request hooks, attempts are not timed
-	}
-	return rc
-}
-
-// checkRetry retries connection errors, 429 and 5xx; never another 4xx, and never once the
-// caller's context (or a long poll's own deadline) is done.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	a, _ := ctx.Value(attemptKey{}).(*attempt)
-	if a != nil && len(a.c.hooks.request) > 0 {
-		a.ended(resp, err) // retryablehttp asks after every attempt, answered or not
-	}
-	if a != nil && a.req.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && answeredMaybeApplied(resp.StatusCode)) {
-		a.req.answerLost = true
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
-	}
-	if err != nil {
-		if permanentTransportError(err) {
-			return false, err
-		}
-		if a != nil {
-			a.failed = true
-			a.c.logger.Debug("queen: request failed, retrying", "method", a.req.method,
-				"path", a.req.path, "server", a.current.host, "error", a.c.redact(err.Error()))
-		}
-		return true, nil
-	}
-	code := resp.StatusCode
-	if code == http.StatusTooManyRequests || code >= 500 {
-		if a != nil {
-			// A busy broker is still healthy; one that is down or overloaded is not.
-			a.failed = code == http.StatusBadGateway || code == http.StatusServiceUnavailable ||
-				code == http.StatusGatewayTimeout
-			a.c.logger.Debug("queen: broker answered an error, retrying", "method", a.req.method,
-				"path", a.req.path, "server", a.current.host, "status", code)
-		}
-		return true, nil
-	}
-	return false, nil
-}
-
-// permanentTransportError reports transport failures a retry cannot fix.
-func permanentTransportError(err error) bool {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		msg := ue.Err.Error()
-		return strings.Contains(msg, "unsupported protocol scheme") ||
-			strings.Contains(msg, "certificate")
-	}
-	return false
-}
-
-// prepareRetry moves a retry to another healthy server when the last one failed.
-func prepareRetry(req *http.Request) error {
-	a, _ := req.Context().Value(attemptKey{}).(*attempt)
-	if a == nil || !a.failed || len(a.c.servers) < 2 {
-		return nil
-	}
-	a.failed = false
-	a.current.markDown()
-	next := a.c.pickServer(a.req.affinity, a.current)
-	if next == a.current {
-		return nil
-	}
-	a.c.logger.Warn("queen: failing over", "from", a.current.host, "to", next.host,
-		"method", a.req.method, "path", a.req.path)
-	u, err := url.Parse(next.url(a.req))
-	if err != nil {
-		return err
-	}
-	req.URL, req.Host = u, u.Host
-	a.current = next
-	return nil
-}
-
-// jitteredBackoff waits a randomised exponential delay from min up to max for retry number
-// attempt (0-based), or what a 429/503 Retry-After asks, capped at max.
-func jitteredBackoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
-			return boundDuration(time.Duration(s)*time.Second, min, max)
-		}
-	}
-	b := &backoff.ExponentialBackOff{
-		InitialInterval:     min,
-		RandomizationFactor: backoff.DefaultRandomizationFactor,
-		Multiplier:          backoff.DefaultMultiplier,
-		MaxInterval:         max,
-		Stop:                backoff.Stop,
-		Clock:               backoff.SystemClock,
-	}
-	b.Reset()
-	d := b.NextBackOff()
-	for range attempt {
-		d = b.NextBackOff()
-	}
-	return boundDuration(d, min, max)
-}
-
-func boundDuration(d, min, max time.Duration) time.Duration {
-	return gmax(min, gmin(d, max))
-}
-
-func gmin(a, b time.Duration) time.Duration {
-	if a < b {
-		return a
-	}
-	return b
-}
-
-func gmax(a, b time.Duration) time.Duration {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 const userAgent = "queen-go/" + Version
@@ -254,7 +107,8 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	return resp.StatusCode, nil
 }
 
-// apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (O4).
+// apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (a 0.15
+// broker answers an unknown route with a page or plain text).
 func (c *Client) apiError(r *request, status int, raw []byte) *APIError {
 	e := &APIError{StatusCode: status, Method: r.method, Path: r.path}
 	var body wire.ErrorAnswer

@@ -85,6 +85,21 @@ func (s *Spy) Respond(status int, body string) httpmock.Responder {
 	}
 }
 
+// Answer is an httpmock responder that records each request and answers it with f: a canned
+// answer that changes from one request to the next.
+func (s *Spy) Answer(f httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		s.keep(req)
+		return f(req)
+	}
+}
+
+// RouteOf is the route a request's path matches (its Pattern is route.Unknown otherwise).
+func RouteOf(r *http.Request) route.Route {
+	rt, _ := route.Match(r.Method, r.URL.EscapedPath())
+	return rt
+}
+
 // keep records r and leaves its body readable for whoever serves it next.
 func (s *Spy) keep(r *http.Request) {
 	var body []byte
@@ -92,7 +107,7 @@ func (s *Spy) keep(r *http.Request) {
 		body, _ = io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	rt, _ := route.Match(r.Method, r.URL.EscapedPath())
+	rt := RouteOf(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.EscapedPath(), RawQuery: r.URL.RawQuery,

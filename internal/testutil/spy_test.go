@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -45,9 +46,39 @@ func TestSpyOverrideAnswersInsteadOfTheServer(t *testing.T) {
 	assert.Error(t, err, "a dropped connection")
 }
 
+func TestSpyAnswerRecordsAndLetsTheTestAnswer(t *testing.T) {
+	var spy Spy
+	mt := httpmock.NewMockTransport()
+	n := 0
+	mt.RegisterNoResponder(spy.Answer(func(*http.Request) (*http.Response, error) {
+		n++
+		return httpmock.NewStringResponse(200+n, ""), nil
+	}))
+	hc := &http.Client{Transport: mt}
+	for want := range []int{201, 202} {
+		resp, err := hc.Get("http://broker.test/api/v1/pop/queue/q")
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, 201+want, resp.StatusCode)
+	}
+	assert.Equal(t, 2, spy.Count(route.PopQueue))
+}
+
 func TestRecvFailsNothingWhenAValueArrives(t *testing.T) {
 	ch := make(chan int, 1)
 	ch <- 7
 	assert.Equal(t, 7, Recv(t, ch, "a value"))
 	assert.NoError(t, Recv(t, Go(func() error { return nil }), "fn"))
+}
+
+func TestCapturesAreReadByKindAndNamedWithoutTheirIds(t *testing.T) {
+	pops := Captures(t, "../../testdata/wire015_captures.json", "pop")
+	assert.NotEmpty(t, pops)
+	for _, c := range pops {
+		assert.Equal(t, "pop", c.Kind)
+		id, _, _ := strings.Cut(c.Title, " ")
+		assert.Equal(t, id+" "+c.Name(), c.Title, "the name is what follows the id")
+	}
+	c := CaptureNamed(t, "../../testdata/wire015_captures.json", "pop", pops[0].Name())
+	assert.Equal(t, pops[0], c)
 }

@@ -1,0 +1,335 @@
+package queen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/queentest"
+)
+
+// A 0.15 broker ignores autopilot and leases one message per pop: the default loop sizes the
+// batch itself once an answer shows it, so a backlog costs at most one pop and one ack per 10
+// messages (it cost one of each per message before).
+func TestTheLoopSizesBatchesWhereTheBrokerDoesNot(t *testing.T) {
+	t.Parallel()
+	const backlog = 1000
+	srv := queentest.NewServer(t, queentest.WithCompat("0.15"))
+	proxy, base := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, base)
+	pushN(t, c, "sized", "p", backlog)
+
+	var handled atomic.Int64
+	err := c.Queue("sized").Limit(backlog).Each().Consume(testutil.Context(t), func(context.Context, *Message) error {
+		handled.Add(1)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int64(backlog), handled.Load())
+	sent := popQueries(proxy)
+	t.Logf("0.15, default settings: %d pops and %d acks for %d messages (%.3f pops per message)",
+		len(sent), len(proxy.Of(route.FamilyAck)), backlog, float64(len(sent))/backlog)
+	assert.LessOrEqual(t, len(sent), backlog/10, "at most one pop per 10 messages")
+	assert.LessOrEqual(t, len(proxy.Of(route.FamilyAck)), backlog/10, "at most one ack per 10 messages")
+	assert.False(t, sent[0].Has("batch"), "the first pop leaves the batch to autopilot")
+	assert.Equal(t, "true", sent[0].Get("autopilot"))
+	assert.NotEmpty(t, sent[1].Get("batch"), "then the client sizes it")
+	assert.Empty(t, drain(t, c, "sized"))
+}
+
+// On a 2.0 broker the default loop keeps leaving the batch to the broker's autopilot.
+func TestTheLoopLeavesTheBatchToABrokerThatSizesIt(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	pops, base := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, base)
+	pushN(t, c, "auto", "p", 300)
+	err := c.Queue("auto").Limit(300).Each().Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
+	require.NoError(t, err)
+	for i, q := range popQueries(pops) {
+		assert.False(t, q.Has("batch"), "pop %d sent a batch", i)
+	}
+}
+
+// A broker failing every request sees the pops that were in flight when it failed, then one
+// probe per backoff period, growing, whatever the Concurrency (fake time).
+func TestAFailingBrokerIsProbedOncePerBackoff(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		var mu sync.Mutex
+		var sent []time.Duration
+		failing := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			mu.Lock()
+			sent = append(sent, time.Since(start))
+			mu.Unlock()
+			return &http.Response{StatusCode: http.StatusServiceUnavailable, Request: r,
+				Header: http.Header{"Content-Type": {"application/json"}},
+				Body:   io.NopCloser(strings.NewReader(`{"error":"down"}`))}, nil
+		})
+		c, err := New("http://broker.test", WithHTTPClient(&http.Client{Transport: failing}),
+			WithRetry(0, time.Millisecond, time.Millisecond))
+		require.NoError(t, err)
+		defer c.Close()
+
+		var reported errorLog
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		err = c.Queue("q").Concurrency(8).OnError(reported.record).Each().
+			Consume(ctx, func(context.Context, *Message) error { return nil })
+		require.NoError(t, err, "transient errors never end Consume")
+
+		mu.Lock()
+		defer mu.Unlock()
+		// Pops sent before the first failure was known go out at once (one, from the fetch loop);
+		// after that, only probes.
+		first := 0
+		for first < len(sent) && sent[first] == 0 {
+			first++
+		}
+		assert.GreaterOrEqual(t, first, 1)
+		assert.LessOrEqual(t, first, 8)
+		probes := sent[first:]
+		// Shortest jittered waits 125ms, 250ms, 500ms, 1s, 2s, 4s; longest 375ms ... 6s.
+		assert.GreaterOrEqual(t, len(probes), 4)
+		assert.LessOrEqual(t, len(probes), 6)
+		prev, wait := time.Duration(0), 250*time.Millisecond
+		for _, at := range probes {
+			assert.GreaterOrEqual(t, at-prev, wait/2, "probe at %v came too soon", at)
+			prev, wait = at, 2*wait
+		}
+		_, errs := reported.all()
+		assert.Len(t, errs, len(sent), "every failed pop went to OnError")
+	})
+}
+
+// Which pop errors end Consume (an invalid option, 401, 403, a 404 whatever its body, another
+// 4xx) and which are waited out (408, 429, 5xx, a 0.15 failure answered 200, a lost connection).
+func TestWhichPopErrorsEndConsume(t *testing.T) {
+	t.Parallel()
+	api := func(status int, notJSON bool) error {
+		return &APIError{StatusCode: status, Method: http.MethodGet, Path: "/api/v1/pop", NotJSON: notJSON}
+	}
+	fatal := map[string]error{
+		"401":            api(401, false),
+		"403":            api(403, false),
+		"404 not JSON":   api(404, true),
+		"404 JSON":       api(404, false),
+		"400":            api(400, false),
+		"invalid option": invalidOption("batch", 0, "must be 1..10000"),
+	}
+	for name, err := range fatal {
+		assert.True(t, isFatal(err), name)
+		assert.True(t, isFatal(fmt.Errorf("wrapped: %w", err)), name)
+	}
+	transient := map[string]error{
+		"408":               api(408, false),
+		"429":               api(429, false),
+		"500":               api(500, false),
+		"503":               api(503, false),
+		"0.15 200 failure":  api(200, false),
+		"connection reset":  errors.New("read tcp: connection reset by peer"),
+		"deadline exceeded": context.DeadlineExceeded,
+	}
+	for name, err := range transient {
+		assert.False(t, isFatal(err), name)
+	}
+}
+
+// A BatchHandler receives one partition's messages per call, in offset order; Partitions(4)
+// claims four partitions in one pop, under one lease, which the loop splits by partition.
+func TestAMultiPartitionPopIsHandledOnePartitionPerCall(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv := mode.Server(t)
+		proxy, url := testutil.NewSpy(t, srv.Handler())
+		c := newTestClient(t, url)
+		for p := range 4 {
+			pushN(t, c, "batches", fmt.Sprintf("p%d", p), 5)
+		}
+		var mu sync.Mutex
+		got := map[string][]int{}
+		leases := map[string]bool{}
+		err := c.Queue("batches").Batch(20).Partitions(4).Concurrency(4).Limit(20).
+			Consume(testutil.Context(t), func(ctx context.Context, msgs []*Message) error {
+				mu.Lock()
+				defer mu.Unlock()
+				part := msgs[0].PartitionID
+				leases[msgs[0].LeaseID] = true
+				for _, m := range msgs {
+					assert.Equal(t, part, m.PartitionID, "one partition per call")
+					p := decode(t, m)
+					got[p.P] = append(got[p.P], p.I)
+				}
+				return nil
+			})
+		require.NoError(t, err)
+		require.Len(t, got, 4)
+		for p, is := range got {
+			assert.Equal(t, []int{0, 1, 2, 3, 4}, is, p)
+		}
+		assert.Len(t, leases, 1, "the four partitions came from one pop")
+		assert.Equal(t, 4, len(proxy.Of(route.FamilyAck)), "one batch ack per partition")
+		assert.Empty(t, drain(t, c, "batches"))
+	})
+}
+
+// A pop in flight when the stop begins loses nothing: what it brings is released with retry
+// and comes back at once (the broker's clock never moves here).
+func TestWhatAPopBringsAfterTheStopIsReleased(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	proxy, url := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, url)
+	pushN(t, c, "late", "p", 3)
+	ctx, cancel := context.WithCancel(testutil.Context(t))
+	defer cancel()
+	proxy.Override(func(r *http.Request) (int, bool) {
+		if testutil.RouteOf(r).Family == route.FamilyPop {
+			cancel() // the stop begins while the broker is leasing
+		}
+		return 0, false
+	})
+	var handled atomic.Int32
+	err := c.Queue("late").Batch(3).Each().Consume(ctx, func(context.Context, *Message) error {
+		handled.Add(1)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Zero(t, handled.Load())
+	msgs := drain(t, c, "late")
+	require.Len(t, msgs, 3)
+	for _, m := range msgs {
+		assert.Equal(t, 2, m.DeliveryAttempt, "leased once, then released")
+	}
+}
+
+// Transient errors are reported, retried with a growing jittered backoff, and the loop
+// recovers once the broker does.
+func TestPopFailuresAreReportedAndWaitedOutUntilTheBrokerRecovers(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	proxy, url := testutil.NewSpy(t, srv.Handler())
+	const failures = 3
+	var failed atomic.Int32
+	proxy.Override(func(r *http.Request) (int, bool) {
+		if testutil.RouteOf(r).Family == route.FamilyPop && failed.Add(1) <= failures {
+			return http.StatusServiceUnavailable, true
+		}
+		return 0, false
+	})
+	c := newTestClient(t, url, WithRetry(0, time.Millisecond, time.Millisecond))
+	pushN(t, c, "flaky", "p", 1)
+
+	var reported errorLog
+	began := time.Now()
+	err := c.Queue("flaky").Limit(1).OnError(reported.record).Each().
+		Consume(testutil.Context(t), func(context.Context, *Message) error { return nil })
+	require.NoError(t, err)
+	elapsed := time.Since(began)
+
+	assert.Equal(t, failures+1, len(proxy.Of(route.FamilyPop)), "each failure retried once, then success")
+	msgs, errs := reported.all()
+	require.Len(t, errs, failures)
+	for i, err := range errs {
+		assert.Nil(t, msgs[i], "transport errors come without a message")
+		var api *APIError
+		require.ErrorAs(t, err, &api)
+		assert.Equal(t, http.StatusServiceUnavailable, api.StatusCode)
+	}
+	// The shortest jittered waits are 125ms, 250ms and 500ms: no spinning.
+	assert.GreaterOrEqual(t, elapsed, 875*time.Millisecond)
+	assert.Empty(t, drain(t, c, "flaky"))
+}
+
+// A broker that drops every connection for a while (a restart): the loop carries on, and every
+// message is completed in the end.
+func TestTheLoopSurvivesABrokerRestart(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	proxy, url := testutil.NewSpy(t, srv.Handler())
+	c := newTestClient(t, url, WithRetry(0, time.Millisecond, time.Millisecond))
+	for p := range 4 {
+		pushN(t, c, "restart", fmt.Sprintf("p%d", p), 5)
+	}
+
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	var down atomic.Int32
+	err := c.Queue("restart").Batch(2).LeaseTime(time.Second).IdleTimeout(3*time.Second).Each().
+		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
+			mu.Lock()
+			defer mu.Unlock()
+			seen[m.TransactionID] = true
+			if len(seen) == 5 {
+				// The broker goes away for the next 4 requests, whatever they are.
+				proxy.Override(func(r *http.Request) (int, bool) {
+					return 0, down.Add(1) <= 4
+				})
+			}
+			return nil
+		})
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, down.Load(), int32(4), "the outage happened")
+	assert.Len(t, seen, 20)
+	assert.Empty(t, drain(t, c, "restart"), "every message was completed")
+}
+
+// Under autopilot the loop sends batch and partitions only as set, caps the batch to what it
+// can handle in half a lease, and takes every idle slot for one pop.
+func TestEachPopIsSizedForTheIdleSlotsAndTheLease(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, "http://127.0.0.1:1")
+	l := newConsumer(t.Context(), c.Queue("q").Concurrency(8), eachHandling(func(context.Context, *Message) error { return nil }))
+	assert.Equal(t, 8, l.slotsPerPop())
+	p := l.nextPop(0, 8)
+	assert.Zero(t, p.partitions, "autopilot chooses the partitions")
+	assert.True(t, p.autopilot)
+	assert.Zero(t, p.batch, "autopilot chooses the batch")
+
+	size, most, ok := l.nextBatch()
+	assert.True(t, ok)
+	assert.Zero(t, size)
+	assert.Equal(t, autopilotMaxBatch, most)
+	l.pace.observe(1, 6*time.Second) // 60s lease: 5 messages fit in half of it
+	size, most, _ = l.nextBatch()
+	assert.Equal(t, 5, size)
+	assert.Equal(t, 5, most)
+
+	fixed := newConsumer(t.Context(), c.Queue("q").Batch(100).Autopilot(false), eachHandling(nil))
+	assert.Equal(t, 1, fixed.slotsPerPop())
+	size, _, _ = fixed.nextBatch()
+	assert.Equal(t, 100, size)
+	assert.Zero(t, fixed.nextPop(size, 1).partitions)
+
+	manual := newConsumer(t.Context(), c.Queue("q").Autopilot(false).Concurrency(16), eachHandling(nil))
+	assert.Equal(t, 3, manual.nextPop(0, 3).partitions, "one partition per idle slot without autopilot")
+	assert.Zero(t, manual.nextPop(0, 1).partitions)
+	onePartition := newConsumer(t.Context(), c.Queue("q").Partition("p").Concurrency(8), eachHandling(nil))
+	assert.Equal(t, 1, onePartition.slotsPerPop(), "a partition route leases one partition at a time")
+	grouped := newConsumer(t.Context(), c.Queue("q").Concurrency(8).Partitions(4), eachHandling(nil))
+	assert.Equal(t, 4, grouped.nextPop(0, 8).partitions, "partitions as set")
+	assert.Equal(t, 4, grouped.nextPop(0, 1).partitions, "partitions as set")
+
+	limited := newConsumer(t.Context(), c.Queue("q").Limit(7), eachHandling(nil))
+	size, _, _ = limited.nextBatch()
+	assert.Zero(t, size, "Limit leaves the batch to autopilot")
+	limited.reserved.Store(3)
+	limited.held.Store(4) // leased or being popped
+	_, _, ok = limited.nextBatch()
+	assert.False(t, ok)
+}

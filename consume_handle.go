@@ -1,0 +1,269 @@
+package queen
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Handling: each partition a pop leased is handled on a goroutine of its own, which calls the
+// handler on its messages in offset order (once per message for a Handler, once for the batch
+// for a BatchHandler), inside the middleware, with panics recovered, and hands what each call
+// returned to the batch's settling, which decides the acks.
+
+// leasedBatch is the messages one pop leased in one partition: handled by one goroutine, in
+// offset order, and acked with one request (or a few, with progress acks).
+type leasedBatch struct {
+	msgs     []*Message
+	deadline *leaseDeadline // shared by the partitions of the pop
+	lost     atomic.Bool    // a renewal was refused: nothing more is handled or acked
+
+	calling   atomic.Int32 // index in msgs of the message whose handler runs; -1 between calls
+	callStart atomic.Int64 // when that call began, in Unix nanoseconds
+	freeSlot  func()       // gives the batch's handler slot back, once: at its end, or for a backoff
+}
+
+// start runs b on one of the handler slots taken for it.
+func (l *consumer) start(b *leasedBatch) {
+	l.idle.started()
+	b.calling.Store(-1)
+	b.freeSlot = sync.OnceFunc(func() { l.giveBack(1) })
+	l.workers.Go(func() error {
+		defer func() {
+			l.held.Add(-int64(len(b.msgs)))
+			l.idle.ended()
+			b.freeSlot()
+			l.signalBudget()
+		}()
+		l.handle(b)
+		return nil
+	})
+}
+
+// handle calls the handler on b's messages, one call after the other, settling what each call
+// returned before the next, then settles the batch: its acks, unless the lease was lost.
+func (l *consumer) handle(b *leasedBatch) {
+	ctx, cancel := context.WithCancelCause(l.handlerCtx)
+	defer cancel(nil)
+	ended := make(chan struct{})
+	defer close(ended)
+	defer l.watchStuck(ctx, b, ended)()
+	if l.renew {
+		defer l.keepLease(b, cancel)()
+	}
+	s := &settlement{}
+	if l.ackEveryD > 0 {
+		s.lastAck = l.now()
+	}
+	for i := 0; i < len(b.msgs) && !b.lost.Load(); {
+		msgs := l.handOut(b, i)
+		if len(msgs) == 0 {
+			s.unhanded = b.msgs[i:]
+			break
+		}
+		took, err := l.call(ctx, b, i, msgs)
+		if !l.settleCall(ctx, b, s, i, msgs, err, took) {
+			break
+		}
+		i += len(msgs)
+	}
+	l.settle(ctx, b, s)
+}
+
+// handOut is what the next handler call gets, from b's message i on: that message for a
+// Handler, the rest of the batch for a BatchHandler (which is called once), as far as Limit
+// allows; nothing when the loop is stopping or the lease has run out.
+func (l *consumer) handOut(b *leasedBatch, i int) []*Message {
+	if l.h.batch != nil && i > 0 {
+		return nil // what Limit left out of the one call is released
+	}
+	if !l.mayStart(b, b.msgs[i]) {
+		return nil
+	}
+	want := 1
+	if l.h.batch != nil {
+		want = len(b.msgs)
+	}
+	n := l.reserve(want)
+	return b.msgs[i : i+n : i+n]
+}
+
+// mayStart reports whether m may be handed to the handler: the loop is not stopping and m's
+// lease has not run out.
+func (l *consumer) mayStart(b *leasedBatch, m *Message) bool {
+	if l.stopping() {
+		return false
+	}
+	if b.deadline.expired(l.now()) {
+		l.log.leaseRanOut(m)
+		return false
+	}
+	return true
+}
+
+// reserve takes up to n of Limit's remaining messages (all n without a Limit). The taker of
+// the last one stops the loop.
+func (l *consumer) reserve(n int) int {
+	if l.limit == 0 {
+		return n
+	}
+	for {
+		cur := l.reserved.Load()
+		if cur >= l.limit {
+			return 0
+		}
+		take := min(int64(n), l.limit-cur)
+		if l.reserved.CompareAndSwap(cur, cur+take) {
+			if cur+take == l.limit {
+				l.stopNow()
+			}
+			return int(take)
+		}
+	}
+}
+
+// call runs the handler on msgs (from index i of b) inside the middleware, measuring it, and
+// turns a panic into a *PanicError. It is the one place where a handler is invoked.
+func (l *consumer) call(ctx context.Context, b *leasedBatch, i int, msgs []*Message) (took time.Duration, err error) {
+	h := l.h.invoke(msgs)
+	started := time.Now()
+	b.callStart.Store(started.UnixNano())
+	b.calling.Store(int32(i))
+	defer func() {
+		b.calling.Store(-1)
+		took = time.Since(started)
+		l.pace.observe(len(msgs), took)
+		if v := recover(); v != nil { // a handler without middleware, or a middleware
+			err = l.panicked(msgs[0], v)
+		}
+	}()
+	if len(l.middleware) == 0 {
+		return 0, h(ctx)
+	}
+	return 0, invokeChain(ctx, l.middleware, msgs, func(ctx context.Context) error {
+		return l.guard(ctx, msgs[0], h)
+	})
+}
+
+// invoke is the call of the user's code on msgs: the Handler on the one message, or the
+// BatchHandler on them all.
+func (h handling) invoke(msgs []*Message) func(context.Context) error {
+	if h.each != nil {
+		m := msgs[0]
+		return func(ctx context.Context) error { return h.each(ctx, m) }
+	}
+	return func(ctx context.Context) error { return h.batch(ctx, msgs) }
+}
+
+// invokeChain calls mws in order around call, which runs the handler itself.
+func invokeChain(ctx context.Context, mws []Middleware, msgs []*Message, call func(context.Context) error) error {
+	if len(mws) == 0 {
+		return call(ctx)
+	}
+	return mws[0](ctx, msgs, func(ctx context.Context) error {
+		return invokeChain(ctx, mws[1:], msgs, call)
+	})
+}
+
+// guard runs the handler under middleware, so that middleware sees its panic as a *PanicError.
+func (l *consumer) guard(ctx context.Context, m *Message, h func(context.Context) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = l.panicked(m, v)
+		}
+	}()
+	return h(ctx)
+}
+
+func (l *consumer) panicked(m *Message, v any) *PanicError {
+	p := newPanicError(v)
+	l.log.panicked(m, p)
+	return p
+}
+
+// PanicError is what a consume handler's panic becomes: the message is acked failed with the
+// text "panic: <value>", and OnError receives the *PanicError.
+type PanicError struct {
+	Value any    // what the handler panicked with
+	Stack string // the handler's goroutine stack at the panic, without the loop's own frames
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+func newPanicError(v any) *PanicError {
+	return &PanicError{Value: v, Stack: trimStack(debug.Stack())}
+}
+
+// Stack trimming: keep the frames from the panicking call down to the handler, at most
+// maxStackLines lines (two per frame).
+const (
+	maxStackLines = 40
+	loopFrame     = "github.com/queenmq/queen-go.(*consumer)."
+)
+
+// trimStack drops the goroutine header, the recovery frames above the panic, and the consume
+// loop's frames below the handler.
+func trimStack(stack []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(stack)), "\n")
+	start := 0
+	for i, line := range lines {
+		if strings.HasPrefix(line, "panic(") {
+			start = i + 2 // the panic call and its file line
+			break
+		}
+	}
+	var kept []string
+	for _, line := range lines[min(start, len(lines)):] {
+		if strings.HasPrefix(line, loopFrame) || len(kept) == maxStackLines {
+			break
+		}
+		kept = append(kept, line)
+	}
+	return strings.Join(kept, "\n")
+}
+
+// stuckLogEvery is how often a handler still running after its ctx was cancelled is logged.
+const stuckLogEvery = 10 * time.Second
+
+// watchStuck logs, every stuckLogEvery after ctx is cancelled (by the stop, or a lost lease)
+// and until ended closes, the message whose handler is still running. It returns the func
+// that stops watching.
+func (l *consumer) watchStuck(ctx context.Context, b *leasedBatch, ended <-chan struct{}) func() {
+	stop := context.AfterFunc(ctx, func() {
+		for {
+			fired, cancel := l.c.clock.After(stuckLogEvery)
+			select {
+			case <-ended:
+				cancel()
+				return
+			case <-fired:
+			}
+			if i := b.calling.Load(); i >= 0 {
+				running := time.Since(time.Unix(0, b.callStart.Load()))
+				l.log.stuck(b.msgs[i], running, context.Cause(ctx))
+			}
+		}
+	})
+	return func() { stop() }
+}
+
+func (r *consumeLog) panicked(m *Message, p *PanicError) {
+	r.logger.Error("queen: consume handler panicked",
+		append(m.logAttrs(), "panic", fmt.Sprint(p.Value), "stack", p.Stack)...)
+}
+
+func (r *consumeLog) leaseRanOut(m *Message) {
+	r.logger.Warn("queen: lease ran out before the message was handled; releasing it",
+		append(m.logAttrs(), "leaseId", m.LeaseID)...)
+}
+
+// stuck reports a handler still running after its ctx was cancelled.
+func (r *consumeLog) stuck(m *Message, running time.Duration, cause error) {
+	r.logger.Error("queen: consume handler still running after its ctx was cancelled",
+		"queue", m.Queue, "partition", m.Partition, "transactionId", m.TransactionID,
+		"running", running.Round(time.Millisecond), "cause", cause)
+}

@@ -1,0 +1,180 @@
+package queen
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/queenmq/queen-go/internal/route"
+)
+
+// The tries of one request. The retry client (go-retryablehttp) sends a request again after a
+// connection error, a 429 or a 5xx, waiting the transport's backoff between tries; around each
+// try the client keeps its own books in the call's attempt: the Request hooks hear of every
+// try, a call that is not safe to repeat learns when its answer may have been lost, and a
+// retry after a failing server goes to another one.
+
+// attempt is one call's tries, carried in the request's context for the retry client's hooks.
+type attempt struct {
+	c       *Client
+	req     *request
+	current *server
+	failed  bool      // the last try failed in a way that counts against the server
+	try     int       // 1-based number of the try in flight (only with a Request hook)
+	started time.Time // when it was sent (only with a Request hook)
+	sent    sendProgress
+}
+
+type attemptKey struct{}
+
+// attemptOf is the attempt ctx carries, or nil.
+func attemptOf(ctx context.Context) *attempt {
+	a, _ := ctx.Value(attemptKey{}).(*attempt)
+	return a
+}
+
+func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehttp.Client {
+	rc := &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     cfg.retryMax,
+		RetryWaitMin: cfg.minWait,
+		RetryWaitMax: cfg.maxWait,
+		CheckRetry:   afterTry,
+		Backoff:      retryWait,
+		PrepareRetry: prepareRetry,
+		// The last answer is returned as is, so a 5xx after the final retry is an *APIError.
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+	if len(cfg.hooks.request) > 0 {
+		rc.RequestLogHook = tryStarted // without Request hooks, tries are not timed
+	}
+	return rc
+}
+
+// tryStarted is the retry client's RequestLogHook: it numbers and times each try.
+func tryStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
+	if a := attemptOf(req.Context()); a != nil {
+		a.try, a.started = retry+1, time.Now()
+	}
+}
+
+// afterTry is the retry client's CheckRetry, which it asks after every try, answered or not:
+// checkRetry decides, and the attempt records the try.
+func afterTry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, stop := checkRetry(ctx, resp, err)
+	if a := attemptOf(ctx); a != nil {
+		a.ended(resp, err, retry)
+	}
+	return retry, stop
+}
+
+// checkRetry decides whether a try is worth repeating: after a connection error that a retry
+// may fix, a 429 or a 5xx; never after another answer, and never once the caller's context (or
+// a long poll's own deadline) is done.
+func checkRetry(ctx context.Context, resp *http.Response, err error) (retry bool, stop error) {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return false, ctxErr
+	}
+	if err != nil {
+		if permanentTransportError(err) {
+			return false, err
+		}
+		return true, nil
+	}
+	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500, nil
+}
+
+// permanentTransportError reports transport failures a retry cannot fix.
+func permanentTransportError(err error) bool {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg := ue.Err.Error()
+		return strings.Contains(msg, "unsupported protocol scheme") ||
+			strings.Contains(msg, "certificate")
+	}
+	return false
+}
+
+// ended records one try that got resp or err: the Request hooks hear of it; a call that is not
+// safe to repeat learns whether its answer may have been lost; and a try that is to be
+// repeated says whether its server failed, for the failover, and is logged.
+func (a *attempt) ended(resp *http.Response, err error, retry bool) {
+	if len(a.c.hooks.request) > 0 {
+		a.report(resp, err)
+	}
+	if a.req.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && answeredMaybeApplied(resp.StatusCode)) {
+		a.req.answerLost = true
+	}
+	if !retry {
+		return
+	}
+	if err != nil {
+		a.failed = true
+		a.c.logger.Debug("queen: request failed, retrying", "method", a.req.method,
+			"path", a.req.path, "server", a.current.host, "error", a.c.redact(err.Error()))
+		return
+	}
+	code := resp.StatusCode
+	// A busy broker is still healthy; one that is down or overloaded is not.
+	a.failed = code == http.StatusBadGateway || code == http.StatusServiceUnavailable ||
+		code == http.StatusGatewayTimeout
+	a.c.logger.Debug("queen: broker answered an error, retrying", "method", a.req.method,
+		"path", a.req.path, "server", a.current.host, "status", code)
+}
+
+// report tells the Request hooks of the try that got resp or err.
+func (a *attempt) report(resp *http.Response, err error) {
+	r := a.req.route
+	if r.Pattern == "" {
+		r, _ = route.Match(a.req.method, a.req.path)
+	}
+	e := RequestEvent{Method: a.req.method, Route: r.Pattern, Operation: string(r.Op), Server: a.current.base,
+		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
+	if err != nil {
+		e.Err = a.c.transportError(a.req, err)
+	} else {
+		e.Status = resp.StatusCode
+	}
+	a.c.hooks.onRequest(e)
+}
+
+// prepareRetry moves a retry to another healthy server when the last one failed.
+func prepareRetry(req *http.Request) error {
+	a := attemptOf(req.Context())
+	if a == nil || !a.failed || len(a.c.servers) < 2 {
+		return nil
+	}
+	a.failed = false
+	a.current.markDown()
+	next := a.c.pickServer(a.req.affinity, a.current)
+	if next == a.current {
+		return nil
+	}
+	a.c.logger.Warn("queen: failing over", "from", a.current.host, "to", next.host,
+		"method", a.req.method, "path", a.req.path)
+	u, err := url.Parse(next.url(a.req))
+	if err != nil {
+		return err
+	}
+	req.URL, req.Host = u, u.Host
+	a.current = next
+	return nil
+}
+
+// retryWait is the transport's wait before retry number n (0-based) of a request: what a 429
+// or 503 answer's Retry-After asks, else the transport's backoff; within [minWait, maxWait]
+// either way.
+func retryWait(minWait, maxWait time.Duration, n int, resp *http.Response) time.Duration {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+			return min(max(time.Duration(s)*time.Second, minWait), maxWait)
+		}
+	}
+	return transportBackoff(minWait, maxWait).wait(n + 1)
+}

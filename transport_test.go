@@ -1,0 +1,66 @@
+package queen
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/route"
+)
+
+// A long poll that runs out its own deadline says nothing about the broker's health.
+func TestPollDeadlineDoesNotMarkServerDown(t *testing.T) {
+	t.Parallel()
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer hanging.Close()
+	other := httptest.NewServer(hanging.Config.Handler)
+	defer other.Close()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c, err := New(hanging.URL, WithServers(other.URL), WithHTTPClient(&http.Client{Transport: tr}))
+	require.NoError(t, err)
+	defer c.Close()
+	c.pollMargin = 0
+
+	b := c.Queue("q").Wait(true).Timeout(time.Millisecond)
+	q := b.popParams(forPop)
+	_, err = c.doPop(t.Context(), QueueBuilder{client: c}, "/api/v1/pop/queue/q", q)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	for _, s := range c.servers {
+		assert.True(t, s.healthy(time.Now().UnixNano()), "a polled server stays healthy")
+	}
+}
+
+// An error answer of any bytes and status never panics the client. It becomes an *APIError with
+// that status and a message that never holds the token, and is not empty where the status has a
+// name; a body that is not a JSON error object is kept short.
+func FuzzAPIError(f *testing.F) {
+	for _, body := range []string{`{"error":"Authentication required"}`, `{"error":""}`, ``, `Not Found`,
+		`<html><body><h1>File Not Found</h1><hr><i>uWebSockets/20 Server</i></body></html>`,
+		`{"error":"[json.exception.type_error.302] type must be string, but is number"}`,
+		`{"error":"bad header Bearer tok-123"}`, strings.Repeat("x", 500)} {
+		f.Add([]byte(body), 500)
+	}
+	c := &Client{token: "tok-123"}
+	r := answerRequest(route.Ack)
+	f.Fuzz(func(t *testing.T, raw []byte, status int) {
+		e := c.apiError(r, status, raw)
+		assert.Equal(t, status, e.StatusCode)
+		if http.StatusText(status) != "" {
+			assert.NotEmpty(t, e.Message)
+		}
+		assert.NotContains(t, e.Message, c.token)
+		if e.NotJSON {
+			assert.LessOrEqual(t, utf8.RuneCountInString(e.Message), 201)
+		}
+	})
+}
