@@ -3,6 +3,7 @@ package queen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -95,9 +96,12 @@ func batchHandling(h BatchHandler) handling { return handling{batch: h} }
 // Consume defaults.
 const (
 	defaultShutdownTimeout = 30 * time.Second
-	defaultRenewEvery      = 10 * time.Second
 	// ackTimeout bounds one ack request of the loop, sent on a ctx of its own.
 	ackTimeout = 30 * time.Second
+	// ackStopGrace is how long after the stop (or after its handler returned, when that was
+	// later) an ack that gets no answer is still sent again: past it the loop gives it up, and
+	// the broker delivers the messages again once their lease has run out.
+	ackStopGrace = 5 * time.Second
 	// RetryBackoff's and AckEvery's defaults.
 	defaultRetryBackoffMin = 100 * time.Millisecond
 	defaultRetryBackoffMax = 30 * time.Second
@@ -116,25 +120,31 @@ type consumer struct {
 
 	middleware []Middleware // the client's, then the loop's: around every handler call
 
-	path        string
-	params      popParams // the pop parameters that never change
-	concurrency int
-	autoAck     bool
-	autopilot   bool // the broker sizes batch and partitions
-	leaseTime   time.Duration
-	renew       bool
-	renewEvery  time.Duration
-	renewExtend time.Duration
-	limit       int64         // 0: none
-	retry       backoffPolicy // RetryBackoff; from 0: no backoff for failures
-	ackEveryN   int           // AckEvery; 0: off
-	ackEveryD   time.Duration // AckEvery; 0: off
-	failures    failureCounts
+	path           string
+	params         popParams // the pop parameters that never change
+	concurrency    int
+	autoAck        bool
+	autopilot      bool       // the broker sizes batch and partitions
+	lease          leaseGuess // the lease the loop believes its pops get
+	renew          bool
+	renewEvery     time.Duration // RenewLease's every; 0: halfway to the lease's expiry
+	renewExtend    time.Duration
+	handlerTimeout time.Duration // 0: none
+	maxBytes       int64         // MaxInFlightBytes; 0: no byte bound
+	limit          int64         // 0: none
+	retry          backoffPolicy // RetryBackoff; from 0: no backoff for failures
+	ackEveryN      int           // AckEvery; 0: off
+	ackEveryD      time.Duration // AckEvery; 0: off
+	failures       failureCounts
 
 	slots       *semaphore.Weighted // the idle handler slots, Concurrency in all
 	budgetFreed chan struct{}       // buffered(1): a batch ended, or a pop brought less than it might
 	workers     errgroup.Group      // the fetch loop and every batch's goroutine
 	pace        handlingPace
+	gate        popGate       // keeps the loop's pops away from a 0.15 partition's failed ack
+	repops      repopQueue    // partitions whose failed message is popped alone next
+	resets      pendingResets // the failed acks on their way to a 0.15 broker
+	shutdown    time.Duration
 
 	userCtx        context.Context // Consume's ctx
 	closed         <-chan struct{} // closed by Client.Close
@@ -144,10 +154,13 @@ type consumer struct {
 	cancelPops     context.CancelFunc
 	handlerCtx     context.Context // parent of every handler ctx; cancelled after ShutdownTimeout
 	cancelHandlers context.CancelCauseFunc
-	ackCtx         context.Context // never cancelled by the caller: acks survive shutdown
+	ackCtx         context.Context // not cancelled by the caller: acks survive the stop, for a while
+	cutAcks        context.CancelFunc
+	stoppedAt      atomic.Int64 // when the stop began, on the client's clock, in Unix nanoseconds
 
-	reserved atomic.Int64 // messages handed to the handler (Limit)
-	held     atomic.Int64 // leased messages not yet handed out or released (Limit)
+	reserved  atomic.Int64 // messages handed to the handler (Limit)
+	held      atomic.Int64 // leased messages not yet released: the in-flight bound and Limit
+	heldBytes atomic.Int64 // the data of the held messages (MaxInFlightBytes)
 
 	idle     idleWatch
 	outage   *outage     // only the fetch loop uses these three
@@ -158,6 +171,10 @@ type consumer struct {
 func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 	if err := b.validate(forConsume); err != nil {
 		return err
+	}
+	if h.batch != nil && b.ackEverySet {
+		return invalidSetting("AckEvery", fmt.Sprintf("%d, %s", b.ackEveryN, b.ackEveryD),
+			"AckEvery applies to the per-message form (Each); a batch handler's batch is acked when it returns")
 	}
 	if ctx.Err() != nil {
 		return nil // stopped before it began
@@ -174,7 +191,7 @@ func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 
 func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), params: b.popParams(forConsume),
-		concurrency: 1, autoAck: true, autopilot: !b.discovery(), leaseTime: defaultLeaseTime}
+		concurrency: 1, autoAck: true, autopilot: !b.discovery()}
 	l.log = &consumeLog{logger: b.client.logger, onError: b.onError}
 	l.middleware = chainMiddleware(b.client.middleware, b.middleware)
 	if b.concurrencySet {
@@ -186,13 +203,19 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	if b.autopilot != nil && !*b.autopilot {
 		l.autopilot = false
 	}
+	l.lease.d = defaultLeaseTime
+	l.renewExtend = defaultRenewExtend
 	if b.leaseSet {
-		l.leaseTime = b.leaseTime
+		l.lease.d, l.lease.known = b.leaseTime, true
+		l.renewExtend = b.leaseTime
 	}
 	if b.limitSet {
 		l.limit = int64(b.limit)
 	}
-	l.renew = b.renew
+	l.renew = !b.renewSet || b.renew
+	l.renewEvery = b.renewEvery
+	l.handlerTimeout = b.handlerTimeout
+	l.maxBytes = b.maxInFlightBytes
 	l.retry = handlerBackoff(defaultRetryBackoffMin, defaultRetryBackoffMax)
 	if b.backoffSet {
 		l.retry = handlerBackoff(b.retryMin, b.retryMax)
@@ -201,14 +224,9 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	if b.ackEverySet {
 		l.ackEveryN, l.ackEveryD = b.ackEveryN, b.ackEveryD
 	}
-	l.renewExtend = l.leaseTime
-	switch {
-	case b.renewEvery > 0:
-		l.renewEvery = b.renewEvery
-	case b.leaseSet:
-		l.renewEvery = b.leaseTime / 2
-	default:
-		l.renewEvery = defaultRenewEvery
+	l.shutdown = defaultShutdownTimeout
+	if b.shutdownSet {
+		l.shutdown = b.shutdownTimeout
 	}
 
 	l.slots = semaphore.NewWeighted(int64(l.concurrency))
@@ -217,22 +235,18 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
 	l.popCtx, l.cancelPops = context.WithCancel(context.WithoutCancel(ctx))
 	l.handlerCtx, l.cancelHandlers = context.WithCancelCause(context.WithoutCancel(ctx))
-	l.ackCtx = context.WithoutCancel(ctx)
+	l.ackCtx, l.cutAcks = context.WithCancel(context.WithoutCancel(ctx))
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
 	l.outage = newOutage()
-	l.newStart = b.client.starts.forLoop(b)
+	l.newStart = b.client.starts.of(b)
 	return l
 }
 
 // run polls until a stop, then waits for every goroutine it started.
 func (l *consumer) run() error {
-	shutdown := defaultShutdownTimeout
-	if l.b.shutdownSet {
-		shutdown = l.b.shutdownTimeout
-	}
 	finished := make(chan struct{})
 	var watcher sync.WaitGroup
-	watcher.Go(func() { l.watch(shutdown, finished) })
+	watcher.Go(func() { l.watch(finished) })
 
 	l.idle.arm()
 	l.workers.Go(func() error {
@@ -245,6 +259,7 @@ func (l *consumer) run() error {
 	watcher.Wait()
 	l.cancelPops()
 	l.cancelHandlers(errStopped)
+	l.cutAcks()
 	return err
 }
 
@@ -255,9 +270,11 @@ func (l *consumer) run() error {
 // leased messages for a cancelled pop; they come back when their lease expires.
 const popStopGrace = 200 * time.Millisecond
 
-// watch turns ctx and Close into a stop, then gives pops in flight popStopGrace and running
-// handlers the shutdown grace before cancelling them.
-func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
+// watch turns ctx and Close into a stop, then gives pops in flight popStopGrace, running
+// handlers the shutdown grace before cancelling them, and acks that get no answer until
+// ackStopGrace after that, so that the stop, and Close, end in bounded time whatever the
+// broker does.
+func (l *consumer) watch(finished <-chan struct{}) {
 	select {
 	case <-l.userCtx.Done():
 	case <-l.closed:
@@ -265,17 +282,22 @@ func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
 	case <-finished:
 		return
 	}
+	l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
 	l.stopNow()
 	pops := time.NewTimer(popStopGrace)
 	defer pops.Stop()
-	handlers := time.NewTimer(grace)
+	handlers := time.NewTimer(l.shutdown)
 	defer handlers.Stop()
+	acks := time.NewTimer(l.shutdown + ackStopGrace)
+	defer acks.Stop()
 	for {
 		select {
 		case <-pops.C:
 			l.cancelPops()
 		case <-handlers.C:
 			l.cancelHandlers(errStopped)
+		case <-acks.C:
+			l.cutAcks()
 		case <-finished:
 			return
 		}

@@ -209,7 +209,8 @@ func TestLimitIsExactAcrossHandlerGoroutines(t *testing.T) {
 }
 
 // A message whose lease ran out (by the client's clock) while an earlier one was handled is
-// never handed to the handler: it is released and handled on its redelivery.
+// never handed to the handler: it is released and handled on its redelivery. (With renewal
+// off: on, the lease would have been extended.)
 func TestAMessageWhoseLeaseRanOutIsNotHandedOut(t *testing.T) {
 	t.Parallel()
 	_, c := brokerAndClient(t, queentest.WithManualClock())
@@ -217,7 +218,7 @@ func TestAMessageWhoseLeaseRanOutIsNotHandedOut(t *testing.T) {
 	pushN(t, c, "expiry", "p", 3)
 
 	var handled []string
-	err := c.Queue("expiry").Batch(3).LeaseTime(10*time.Second).Limit(3).Each().
+	err := c.Queue("expiry").Batch(3).LeaseTime(10*time.Second).RenewLease(false, 0).Limit(3).Each().
 		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			handled = append(handled, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
 			if len(handled) == 1 {

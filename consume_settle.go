@@ -187,12 +187,21 @@ func (l *consumer) settle(ctx context.Context, b *leasedBatch, s *settlement) {
 			items = items[len(items)-1:]
 		}
 		b.freeSlot()
+		if l.resetsCounter(items[0]) {
+			l.awaitReset(b, l.now().Add(s.hold))
+		}
 		if !l.holdBack(ctx, b, items[0].Message, s.hold) {
+			l.resets.remove(b)
 			l.log.leaseLost(first)
 			return
 		}
 	}
-	results := l.send(items, b.deadline)
+	var results []AckResult
+	if len(items) > 0 && items[len(items)-1].Status == StatusFailed {
+		results = l.sendFailed(b, items)
+	} else {
+		results = l.send(items, b.deadline)
+	}
 	if len(s.above) > 0 && filedWithLeaseHeld(items, results) {
 		l.send(releaseItem(s.above), b.deadline)
 	}
@@ -234,15 +243,19 @@ func releaseItem(msgs []*Message) []AckItem {
 
 // send sends one batch ack on the loop's own ctx and reports what failed. A request that gets
 // no answer is sent again, after a growing jittered wait, for as long as the batch's lease
-// (deadline) holds: once it has run out the broker redelivers the messages anyway. It returns
-// the results, or nil when no answer came.
+// (deadline) holds: once it has run out the broker redelivers the messages anyway. After the
+// stop it is sent again only until ackStopGrace past the stop (or past this ack's first try,
+// when that was later), and never once the loop's acks were cut (ShutdownTimeout plus
+// ackStopGrace after the stop), so that Close ends in bounded time however
+// the broker fails. It returns the results, or nil when no answer came.
 func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
 	if len(items) == 0 {
 		return nil
 	}
 	var waits *backoffWaits
+	began := l.now()
 	for {
-		ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
+		ctx, cancel := l.ackRequestCtx(began)
 		results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
 		cancel()
 		if results != nil {
@@ -264,7 +277,8 @@ func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
 			waits = loopAckBackoff.waits()
 		}
 		wait := waits.next()
-		if !ackRetryable(err) || deadline == nil || deadline.expired(l.now().Add(wait)) {
+		if !ackRetryable(err) || deadline == nil || deadline.expired(l.now().Add(wait)) ||
+			l.ackCtx.Err() != nil || l.pastStopGrace(began, wait) {
 			for _, it := range items {
 				it.Message.unsettle()
 			}
@@ -273,8 +287,45 @@ func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
 		}
 		l.log.ackRetrying(items[0].Message, err)
 		t := time.NewTimer(wait)
-		<-t.C // acks outlive the stop: nothing cuts this wait short but the lease
+		select {
+		case <-t.C:
+		case <-l.ackCtx.Done():
+			t.Stop()
+		}
 	}
+}
+
+// ackRequestCtx is the ctx of one request of an ack first tried at began: it ends after
+// ackTimeout, once the loop's acks were cut, or, once the loop stops, at ackStopGrace past the
+// stop (or past began, when that was later).
+func (l *consumer) ackRequestCtx(began time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
+	unwatch := context.AfterFunc(l.stopCtx, func() {
+		l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
+		from := time.Unix(0, l.stoppedAt.Load())
+		if began.After(from) {
+			from = began
+		}
+		time.AfterFunc(from.Add(ackStopGrace).Sub(l.now()), cancel)
+	})
+	return ctx, func() {
+		unwatch()
+		cancel()
+	}
+}
+
+// pastStopGrace reports whether an ack first tried at began, sent again after wait, would go
+// later than the stop allows.
+func (l *consumer) pastStopGrace(began time.Time, wait time.Duration) bool {
+	if !l.stopping() {
+		return false
+	}
+	l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
+	from := time.Unix(0, l.stoppedAt.Load())
+	if began.After(from) {
+		from = began
+	}
+	return l.now().Add(wait).After(from.Add(ackStopGrace))
 }
 
 // ackRetryable reports whether an ack that failed with err may be answered if sent again: not
@@ -324,8 +375,10 @@ func (r *consumeLog) handlerFailed(m *Message, err error) {
 	r.report(m, err)
 }
 
+// ackFailed reports an ack the loop gave up on: no answer while the lease held (or, after the
+// stop, within its grace), or a refusal of the request.
 func (r *consumeLog) ackFailed(m *Message, err error) {
-	r.logger.Warn("queen: consume ack got no answer; the messages will be delivered again",
+	r.logger.Error("queen: consume ack given up; the messages will be delivered again once their lease has run out",
 		append(m.logAttrs(), "error", err)...)
 	r.report(nil, err)
 }

@@ -176,6 +176,9 @@ func TestARenewalExtendsByTheLeaseTime(t *testing.T) {
 	}
 }
 
+// everyFiveSeconds renews a lease every 5s by 30s, the first time 5s from now.
+var everyFiveSeconds = renewPlan{every: 5 * time.Second, extend: 30 * time.Second, first: 5 * time.Second}
+
 // One renewer serves every lease of a client: one extend per leaseId per period, however many
 // batches hold it; a refused one tells every holder; it stops with the client.
 func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
@@ -198,7 +201,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	lost := map[string]int{}
 	holder := func(id string) *leaseHolder {
 		return &leaseHolder{
-			extended: func(time.Time) { mu.Lock(); extended[id]++; mu.Unlock() },
+			extended: func(sent, _ time.Time) time.Time { mu.Lock(); extended[id]++; mu.Unlock(); return sent },
 			lost:     func() { mu.Lock(); lost[id]++; mu.Unlock() },
 			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
 		}
@@ -206,7 +209,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	var untrack []func()
 	for _, id := range append(leases, "unknown-lease") {
 		for range 4 { // four batches (partitions of one pop) hold each lease
-			untrack = append(untrack, c.renewer.track(id, 5*time.Second, 30*time.Second, holder(id)))
+			untrack = append(untrack, c.renewer.track(id, everyFiveSeconds, holder(id)))
 		}
 	}
 
@@ -226,7 +229,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 		u()
 	}
 	c.renewer.stop() // waits for the goroutine; goleak checks nothing is left
-	noop := c.renewer.track(leases[0], time.Second, time.Second, holder(leases[0]))
+	noop := c.renewer.track(leases[0], renewPlan{every: time.Second, extend: time.Second}, holder(leases[0]))
 	noop()
 	clock.Advance(time.Minute)
 	assert.Equal(t, 4, proxy.Count(route.Extend), "nothing renewed after stop")
@@ -270,8 +273,8 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 	var extended sync.WaitGroup
 	extended.Add(leases)
 	for _, id := range ids {
-		untrack := c.renewer.track(id, 5*time.Second, 30*time.Second, &leaseHolder{
-			extended: func(time.Time) { extended.Done() },
+		untrack := c.renewer.track(id, everyFiveSeconds, &leaseHolder{
+			extended: func(sent, _ time.Time) time.Time { extended.Done(); return sent },
 			lost:     func() { t.Errorf("lease %s lost", id) },
 			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
 		})
