@@ -3,6 +3,7 @@ package queen_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -45,6 +46,22 @@ func TestAnAuthRefusalEndsConsume(t *testing.T) {
 			assert.Equal(t, 403, api.StatusCode)
 			assert.Len(t, tap.All(), 1, "not retried")
 		})
+	})
+}
+
+// A 401 that ends Consume is returned to the caller, which decides what to log: the client does
+// not log it at error level too.
+func TestAnAuthRefusalIsReturnedAndNotLogged(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		var logs testutil.LogBuffer
+		logger := slog.New(slog.NewJSONHandler(&logs, nil))
+		_, _, c := tappedWith(t, m, []queen.Option{queen.WithLogger(logger)}, queentest.WithToken("secret"))
+		err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
+		var api *queen.APIError
+		require.ErrorAs(t, err, &api)
+		assert.Equal(t, 401, api.StatusCode)
+		assert.NotContains(t, logs.String(), `"level":"ERROR"`)
 	})
 }
 

@@ -37,6 +37,7 @@ type fakeBroker struct {
 	mu      sync.Mutex
 	parts   []*fakePart
 	byID    map[string]*fakePart
+	byName  map[string]*fakePart
 	leases  map[string]*fakeLease
 	changed chan struct{} // closed and replaced at every push and release: waiting pops look again
 	next    int           // the partition the next pop looks at first
@@ -49,11 +50,13 @@ type fakeBroker struct {
 	expired      int            // leases that ran out while their messages were still held
 	lateExtends  int            // extends that came after their lease ran out
 	extends      int            // extends answered
+	extendLog    []fakeExtend   // every extend answered
 	pops         int            // pops answered
 	acks         int            // ack requests answered
 	handedOut    map[string]int // transactionId: deliveries
 	completed    map[string]bool
 	deadLettered []string
+	countHeld    bool  // keep the next two (a cost that grows with the leases held)
 	maxLeased    int   // most messages held under live leases at once
 	heldAtPops   []int // bytes of data held under live leases when each pop arrived
 	waitingPops  int
@@ -76,8 +79,15 @@ type fakeMsg struct {
 	createdAt time.Time
 }
 
+// fakeExtend is one extend the fake answered.
+type fakeExtend struct {
+	lease string
+	since time.Duration // since the lease began
+}
+
 type fakeLease struct {
 	id      string
+	began   time.Time
 	expires time.Time
 	held    []*fakeHold
 }
@@ -92,7 +102,7 @@ type fakeHold struct {
 
 func newFakeBroker(queue string, gen015 bool) *fakeBroker {
 	return &fakeBroker{queue: queue, gen015: gen015, leaseTime: 60 * time.Second, retryLimit: 3,
-		byID: map[string]*fakePart{}, leases: map[string]*fakeLease{}, changed: make(chan struct{}),
+		byID: map[string]*fakePart{}, byName: map[string]*fakePart{}, leases: map[string]*fakeLease{}, changed: make(chan struct{}),
 		handedOut: map[string]int{}, completed: map[string]bool{}, waiting: make(chan struct{}, 64)}
 }
 
@@ -129,17 +139,25 @@ func (f *fakeBroker) pushN(partition string, n int) {
 	f.push(partition, data...)
 }
 
+// grant stores one message in a new partition and leases it, for a test of the renewer alone,
+// and returns the leaseId.
+func (f *fakeBroker) grant(partition string) string {
+	f.push(partition, `{}`)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.claim(time.Now(), partition, 1, 1, f.leaseTime).id
+}
+
 func (f *fakeBroker) part(name string) *fakePart {
-	for _, p := range f.parts {
-		if p.name == name {
-			return p
-		}
+	if p := f.byName[name]; p != nil {
+		return p
 	}
 	f.seq++
 	p := &fakePart{name: name, id: fmt.Sprintf("00000000-0000-4000-8000-%012d", f.seq), cursor: -1,
 		failures: map[int]int{}}
 	f.parts = append(f.parts, p)
 	f.byID[p.id] = p
+	f.byName[name] = p
 	return p
 }
 
@@ -195,18 +213,21 @@ func (f *fakeBroker) serve(r *http.Request, body []byte) (int, []byte) {
 
 // expire ends the leases that have run out.
 func (f *fakeBroker) expire(now time.Time) {
-	for id, l := range f.leases {
-		if now.Before(l.expires) {
-			continue
+	for _, l := range f.leases {
+		if !now.Before(l.expires) {
+			f.expireLease(l)
 		}
-		for _, h := range l.held {
-			if !h.ended {
-				f.expired++
-				f.endHold(h)
-			}
-		}
-		delete(f.leases, id)
 	}
+}
+
+func (f *fakeBroker) expireLease(l *fakeLease) {
+	for _, h := range l.held {
+		if !h.ended {
+			f.expired++
+			f.endHold(h)
+		}
+	}
+	delete(f.leases, l.id)
 }
 
 func (f *fakeBroker) endHold(h *fakeHold) {
@@ -261,8 +282,10 @@ func (f *fakeBroker) pop(r *http.Request) (int, []byte) {
 	named := q.Get("consumerGroup") != ""
 
 	f.mu.Lock()
-	_, held := f.leased()
-	f.heldAtPops = append(f.heldAtPops, held)
+	if f.countHeld {
+		_, held := f.leased()
+		f.heldAtPops = append(f.heldAtPops, held)
+	}
 	for {
 		now := time.Now()
 		f.expire(now)
@@ -355,7 +378,7 @@ func (f *fakeBroker) claim(now time.Time, only string, batch, partitions int, le
 		}
 		if l == nil {
 			f.seq++
-			l = &fakeLease{id: fmt.Sprintf("lease-%d", f.seq), expires: now.Add(lease)}
+			l = &fakeLease{id: fmt.Sprintf("lease-%d", f.seq), began: now, expires: now.Add(lease)}
 		}
 		h := &fakeHold{p: p, first: p.cursor + 1, last: min(p.cursor+batch, len(p.msgs)-1)}
 		batch -= h.last - h.first + 1
@@ -367,8 +390,10 @@ func (f *fakeBroker) claim(now time.Time, only string, batch, partitions int, le
 	}
 	f.next = (f.next + 1) % len(f.parts)
 	f.leases[l.id] = l
-	if n, _ := f.leased(); n > f.maxLeased {
-		f.maxLeased = n
+	if f.countHeld {
+		if n, _ := f.leased(); n > f.maxLeased {
+			f.maxLeased = n
+		}
 	}
 	return l
 }
@@ -524,12 +549,13 @@ func (f *fakeBroker) extend(leaseID string, body []byte) (int, []byte) {
 	l := f.leases[leaseID]
 	if l != nil && !now.Before(l.expires) {
 		f.lateExtends++
+		f.expireLease(l)
 	}
-	f.expire(now)
 	if f.leases[leaseID] == nil {
 		return http.StatusOK, []byte(`[{"error":"Lease already expired","expiresAt":null,"index":0,"leaseId":"` + leaseID + `","success":false}]`)
 	}
 	f.extends++
+	f.extendLog = append(f.extendLog, fakeExtend{lease: leaseID, since: now.Sub(l.began)})
 	l.expires = later(l.expires, now.Add(time.Duration(secs)*time.Second))
 	return http.StatusOK, []byte(`[{"error":null,"expiresAt":"` + l.expires.UTC().Format(time.RFC3339Nano) +
 		`","index":0,"leaseId":"` + leaseID + `","success":true}]`)

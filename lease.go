@@ -48,8 +48,6 @@ type leaseDeadline struct {
 	newest  time.Time // the newest createdAt the pop brought, on the broker's clock
 }
 
-func newLeaseDeadline(until time.Time) *leaseDeadline { return &leaseDeadline{until: until} }
-
 // popDeadline is the deadline of a pop sent at sent that leased msgs for lease, answered a.
 func popDeadline(sent time.Time, lease time.Duration, a popAnswer, msgs []*Message) *leaseDeadline {
 	d := &leaseDeadline{until: sent.Add(lease), popSent: sent, popDate: a.date}
