@@ -17,7 +17,8 @@ import (
 // which are the same with "the batch" in place of "the message"). When h returns nil every
 // message it did not settle itself is completed; when it returns an error, the first message
 // it did not settle is acked with the error's outcome (failed, retry) and the rest come back
-// with it, except for DeadLetter(err), which files every message it did not settle.
+// with it, except for DeadLetter(err), which files every message it did not settle. AckEvery
+// is refused with ErrInvalidOption: a batch is acked when h returns.
 func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 	if h == nil {
 		return invalidOption("handler", "nil", "Consume needs a handler")
@@ -28,16 +29,19 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // Consume long-polls the queue and calls h once per message until ctx is done, Limit or
 // IdleTimeout is reached, the Client is closed, or a fatal error occurs. Every graceful stop
 // returns nil; a fatal error (an invalid option, 401 or 403, a 404 from a broker that lacks
-// the route, another 4xx the broker gives a pop) is returned at once. Transient errors
-// (network, 5xx, 429) go to OnError and are retried with jittered backoff.
+// the route, another 4xx the broker gives a pop) is returned at once, and not logged as an
+// error too. Transient errors (network, 5xx, 429) go to OnError and are retried with jittered
+// backoff.
 //
 // Messages of one partition are handled one at a time in offset order; up to Concurrency
 // partitions are handled at once, each by its own goroutine. One pop at a time asks for work
-// for every idle goroutine, and a pop's batch bounds what it leases across all its partitions,
-// so at most Batch × Concurrency messages are leased at any time. With autopilot on and no
-// Batch or Partitions, a pop sends autopilot=true and leaves both to the broker; without
-// autopilot it asks for one partition per idle goroutine. Partitions a pop brings beyond the
-// idle goroutines wait for one.
+// for every idle goroutine, and a pop's batch bounds what it leases across all its partitions.
+// The loop holds at most 2 × Batch × Concurrency leased messages at any time (with no Batch,
+// the batch it asks for), those whose ack waits out a backoff included: at the bound it sends
+// no pop until one is released. MaxInFlightBytes bounds their data as well. With autopilot on
+// and no Batch or Partitions, a pop sends autopilot=true and leaves both to the broker;
+// without autopilot it asks for one partition per idle goroutine. Partitions a pop brings
+// beyond the idle goroutines wait for one.
 //
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,
@@ -48,32 +52,44 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // messages come back with it. With AutoAck(false), h settles messages itself; whatever it left
 // unsettled is acked with its error's outcome when it returns an error or panics, and left
 // alone when it returns nil (its lease then runs out and the message comes back, unless h
-// settled it).
+// settled it). A message is dead-lettered by its own failures only: with the queue's
+// retryLimit n, a message that always fails is handed to h n+1 times, on a 0.15 broker too
+// (whose retry counter is the partition's: there the loop pops a failed message alone next).
 //
 // A failed or retried message waits out its backoff (RetryBackoff, or RetryAfter's wait)
 // before its ack is sent and it comes back; the loop keeps its lease meanwhile and the wait
 // holds no handler goroutine. A handler that returns an error after the stop cancelled its
-// ctx is acked retry, not failed. AckEvery acks the handled part of a batch as it goes. An ack
-// that gets no answer is sent again until it is answered or the batch's lease has run out.
+// ctx is acked retry, not failed. HandlerTimeout ends each call's ctx with cause
+// ErrHandlerTimeout, and what h returns then is acked as usual. AckEvery acks the handled part
+// of a batch as it goes. An ack that gets no answer is sent again until it is answered or the
+// batch's lease has run out.
 //
 // When ctx is done (or the Client is closed, or Limit is reached) no more pops are sent;
 // running handlers may finish within ShutdownTimeout (default 30s) with their ctx still live,
 // after which it is cancelled; a handler still running then is logged at error level every
-// 10s. Their acks are still sent. Leased messages not yet handed to the handler are released
-// with retry, so they come back at once. Consume returns once every goroutine it started has
-// returned.
+// 10s. Their acks are still sent, each for at most 5s more when the broker does not answer
+// (given up at error level: those messages come back after their lease), so the loop's stop
+// takes at most ShutdownTimeout plus 10s, handlers that return aside. Leased messages not yet
+// handed to the handler are released with retry, so they come back at once. Consume returns
+// once every goroutine it started has returned.
 //
 // Limit(n) counts messages whose handler returned, whatever the outcome (including a batch
 // whose lease was lost); exactly n are handed to the handler, and any other leased message is
 // released with retry. IdleTimeout(d) counts time in which no handler runs and the broker
 // answers pops with nothing; time spent waiting out a broker outage does not count.
 //
-// With RenewLease, one goroutine per Client extends the lease of every running batch; a
-// refused renewal cancels the batch's handler ctx with cause ErrLeaseLost, and nothing of
-// that batch is acked (the broker has taken it back). Without it, the loop still tracks each
-// lease's expiry (LeaseTime, else 60s): a message whose lease has run out before its turn is
-// not handed to the handler but released with retry, and the batch sizes it asks for are
-// capped so that a batch is expected to be handled in half a lease.
+// Leases last as long as the handler: renewal is on by default (RenewLease(false, 0) turns it
+// off), and one goroutine per Client extends the lease of every running batch, however many
+// there are, halfway to its expiry each time: the expiry of LeaseTime when set, else of the
+// queue's lease, which the loop learns from the broker. A refused renewal cancels the batch's
+// handler ctx with cause ErrLeaseLost, and nothing of that batch is acked (the broker has taken
+// it back). A handler call that has run 5 minutes is logged at warn level, and every 5 minutes
+// more. The loop also tracks each lease's expiry: a message whose lease has run out before its
+// turn is not handed to the handler but released with retry, and the batch sizes it asks for
+// are capped so that a batch is expected to be handled in half a lease.
+//
+// A named group in mode new (the default) receives every message pushed after its first pop on
+// this client was sent, whether that was a Pop or a Consume, on a 0.15 broker too; see Pop.
 //
 // Delivery is at least once: a message whose ack is lost, whose lease runs out, or whose
 // handler is still running when the process dies is delivered again.
