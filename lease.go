@@ -306,12 +306,14 @@ func (r *leaseRenewer) track(leaseID string, plan renewPlan, h *leaseHolder) (un
 		heap.Push(&r.due, l)
 	}
 	l.holders[h] = struct{}{}
-	if !r.running {
+	switch {
+	case !r.running:
 		r.running = true
 		r.done.Add(1)
 		go r.loop()
+	case l.index == 0:
+		r.signal() // the loop waits for a later renewal
 	}
-	r.signal()
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -324,7 +326,9 @@ func (r *leaseRenewer) track(leaseID string, plan renewPlan, h *leaseHolder) (un
 				}
 			}
 		}
-		r.signal()
+		if len(r.leases) == 0 {
+			r.signal() // the loop ends; with leases left, it wakes for the next due anyway
+		}
 	}
 }
 

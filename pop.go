@@ -40,11 +40,13 @@ func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
 		first := p
 		first.longPoll, first.noWait = false, true
 		msgs, answer, err := b.client.doPopAnswer(ctx, b, b.popPath(), first)
-		if err != nil || len(msgs) > 0 {
-			start.observe(msgs, answer)
-			return msgs, err
+		if err != nil {
+			return nil, err
 		}
 		start.observe(msgs, answer)
+		if len(msgs) > 0 {
+			return msgs, nil
+		}
 		start.apply(&p)
 	}
 	msgs, answer, err := b.client.doPopAnswer(ctx, b, b.popPath(), p)
