@@ -73,7 +73,8 @@ type Client struct {
 	loops    sync.WaitGroup
 	clock    clock // the time of leases; tests set a manual one before use
 	renewer  leaseRenewer
-	starts   groupStarts // "new" groups whose start the broker may not have stored yet
+	starts   groupStarts       // "new" groups whose start the broker may not have stored yet
+	counters partitionCounters // what the loops know of 0.15 partitions' retry counters
 
 	hooks      hookSet      // WithHooks
 	middleware []Middleware // WithMiddleware: around every loop's handler calls

@@ -157,9 +157,9 @@ type consumer struct {
 	budgetFreed chan struct{}       // buffered(1): a batch ended, or a pop brought less than it might
 	workers     errgroup.Group      // the fetch loop and every batch's goroutine
 	pace        handlingPace
-	gate        popGate       // keeps the loop's pops away from a 0.15 partition's failed ack
-	repops      repopQueue    // partitions whose failed message is popped alone next
-	resets      pendingResets // the failed acks on their way to a 0.15 broker
+	gate        popGate        // keeps the loop's pops away from a 0.15 partition's failed ack
+	counters    *groupCounters // the client's knowledge of its 0.15 partitions' retry counters
+	resets      pendingResets  // the failed acks on their way to a 0.15 broker
 	shutdown    time.Duration
 
 	userCtx        context.Context // Consume's ctx
@@ -255,6 +255,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
 	l.outage = newOutage()
 	l.newStart = b.client.starts.of(b)
+	l.counters = b.client.counters.of(b.queue, b.group)
 	return l
 }
 

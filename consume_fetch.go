@@ -35,7 +35,7 @@ func (l *consumer) fetch() error {
 		started := time.Now()
 		ctx, popped := l.gate.beginPop(l.popCtx)
 		b, path, params, probe := l.b, l.path, l.nextPop(batch, free), false
-		if partition, ok := l.repops.take(); ok {
+		if partition, ok := l.counters.take(); ok {
 			b = b.Partition(partition)
 			path, params = b.popPath(), l.repopParams(params)
 			l.held.Add(int64(1 - most))
@@ -251,6 +251,12 @@ func (l *consumer) dispatch(msgs []*Message, free int, sentAt time.Time, answer 
 				if _, ok := l.acquire(1); !ok {
 					break
 				}
+			}
+			if l.releasePending(groups[started], deadline) {
+				l.held.Add(-int64(len(groups[started])))
+				l.heldBytes.Add(-dataBytes(groups[started]))
+				l.giveBack(1)
+				continue
 			}
 			l.start(&leasedBatch{msgs: groups[started], deadline: deadline})
 		}
