@@ -17,30 +17,45 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// failOnce fails the listed messages on their first delivery and completes everything else;
-// it counts each message's deliveries.
-type failOnce struct {
-	mu   sync.Mutex
-	fail map[string]bool
-	seen map[string]int
+// failing fails some messages on their first delivery (once), others on every one (always),
+// completes the rest, and counts each message's deliveries.
+type failing struct {
+	mu           sync.Mutex
+	once, always map[string]bool
+	seen         map[string]int
 }
 
-func newFailOnce(ids ...string) *failOnce {
-	f := &failOnce{fail: map[string]bool{}, seen: map[string]int{}}
+func newFailOnce(ids ...string) *failing {
+	f := &failing{once: map[string]bool{}, always: map[string]bool{}, seen: map[string]int{}}
 	for _, id := range ids {
-		f.fail[id] = true
+		f.once[id] = true
 	}
 	return f
 }
 
-func (f *failOnce) handle(_ context.Context, m *Message) error {
+func (f *failing) handle(_ context.Context, m *Message) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seen[m.TransactionID]++
-	if f.fail[m.TransactionID] && f.seen[m.TransactionID] == 1 {
-		return errors.New("once")
+	if f.always[m.TransactionID] || f.once[m.TransactionID] && f.seen[m.TransactionID] == 1 {
+		return errors.New("failed")
 	}
 	return nil
+}
+
+// consumeFake consumes the fake's queue as group g from its oldest message, until done
+// messages were completed.
+func consumeFake(t *testing.T, f *fakeBroker, done int, h Handler) {
+	t.Helper()
+	c := f.client(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	f.onComplete = func(n int) {
+		if n == done {
+			cancel()
+		}
+	}
+	require.NoError(t, c.Queue(f.queue).Group("g").SubscriptionMode(SubscribeAll).Each().Consume(ctx, h))
 }
 
 // A message is dead-lettered by its own failures only. A 0.15 broker's retry counter belongs
@@ -58,23 +73,15 @@ func TestMessagesFailingOnceEachAreNotDeadLetteredByTheirPartitionsCounter(t *te
 				f := newFakeBroker("counter", gen015)
 				f.retryLimit = 3
 				f.pushN("p", 20)
-				c := f.client(t)
-				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-				defer cancel()
-				f.onComplete = func(done int) {
-					if done == 20 {
-						cancel()
-					}
-				}
 				h := newFailOnce("p-0", "p-5", "p-10", "p-15")
-				require.NoError(t, c.Queue("counter").Group("g").SubscriptionMode(SubscribeAll).Each().Consume(ctx, h.handle))
+				consumeFake(t, f, 20, h.handle)
 				f.stats(func(f *fakeBroker) {
 					assert.Empty(t, f.deadLettered)
 					assert.Len(t, f.completed, 20)
 				})
 				for id, n := range h.seen {
 					want := 1
-					if h.fail[id] {
+					if h.once[id] {
 						want = 2
 					}
 					assert.Equal(t, want, n, "deliveries of %s", id)
@@ -85,7 +92,8 @@ func TestMessagesFailingOnceEachAreNotDeadLetteredByTheirPartitionsCounter(t *te
 }
 
 // With retryLimit n a message is handed to its handler n+1 times, then dead-lettered, whatever
-// the other messages of its partition do: here two before it fail once each.
+// the other messages of its partition do: here two before it fail once each, and after it has
+// been filed (which leaves a 0.15 broker's counter spent), the next one fails once too.
 func TestAMessageIsHandledRetryLimitPlusOneTimesWhateverItsNeighboursDo(t *testing.T) {
 	t.Parallel()
 	for _, gen015 := range []bool{false, true} {
@@ -94,28 +102,13 @@ func TestAMessageIsHandledRetryLimitPlusOneTimesWhateverItsNeighboursDo(t *testi
 			synctest.Test(t, func(t *testing.T) {
 				f := newFakeBroker("limit", gen015)
 				f.retryLimit = 2
-				f.pushN("p", 6)
-				c := f.client(t)
-				ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-				defer cancel()
-				f.onComplete = func(done int) {
-					if done == 5 {
-						cancel()
-					}
-				}
-				h := newFailOnce("p-1", "p-2")
-				err := c.Queue("limit").Group("g").SubscriptionMode(SubscribeAll).Each().Consume(ctx, func(ctx context.Context, m *Message) error {
-					if m.TransactionID == "p-4" {
-						h.mu.Lock()
-						h.seen[m.TransactionID]++
-						h.mu.Unlock()
-						return errors.New("always")
-					}
-					return h.handle(ctx, m)
-				})
-				require.NoError(t, err)
+				f.pushN("p", 7)
+				h := newFailOnce("p-1", "p-2", "p-5")
+				h.always["p-4"] = true
+				consumeFake(t, f, 6, h.handle)
 				f.stats(func(f *fakeBroker) { assert.Equal(t, []string{"p-4"}, f.deadLettered) })
 				assert.Equal(t, 3, h.seen["p-4"], "retryLimit 2: handed out three times")
+				assert.Equal(t, 2, h.seen["p-5"], "failed once, right after a message was filed")
 			})
 		})
 	}
