@@ -114,6 +114,25 @@ func TestAMessageIsHandledRetryLimitPlusOneTimesWhateverItsNeighboursDo(t *testi
 	}
 }
 
+// When the pop of a failed message alone loses its answer, the message is leased to nobody
+// until its lease runs out, and then comes back with the rest of its partition in one batch:
+// the loop gives that batch back at once and pops the message alone again, so nothing is
+// dead-lettered for other messages' failures.
+func TestABatchOfAPartitionWhoseCounterWasNotResetIsPoppedAgainOneByOne(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		f := newFakeBroker("lost", true)
+		f.retryLimit, f.dropPartitionPops = 1, 1
+		f.pushN("p", 10)
+		h := newFailOnce("p-0", "p-5")
+		consumeFake(t, f, 10, h.handle)
+		f.stats(func(f *fakeBroker) {
+			assert.Empty(t, f.deadLettered)
+			assert.Positive(t, f.expired, "the lost pop's lease ran out")
+		})
+	})
+}
+
 // The same on the reference broker in both modes, and what it costs: on 0.15 one pop of the
 // partition per failure, on 2.0 none.
 func TestMessagesFailingOnceEachAreNotDeadLetteredOnEitherMode(t *testing.T) {

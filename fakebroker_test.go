@@ -3,6 +3,7 @@ package queen
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,9 @@ type fakeBroker struct {
 	leaseTime  time.Duration // a pop's lease, unless it says leaseSeconds (2.0 only)
 	retryLimit int
 	ackHangs   bool // acks are never answered: they wait for their ctx
+	// dropPartitionPops is how many pops of one partition lease their messages and then lose
+	// their answer: the messages are leased to nobody until the lease runs out.
+	dropPartitionPops int
 
 	mu      sync.Mutex
 	parts   []*fakePart
@@ -181,8 +185,11 @@ func (f *fakeBroker) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	time.Sleep(f.rtt / 2)
 	status, answer := f.serve(r, body)
-	if status == 0 {
+	switch status {
+	case 0:
 		return nil, r.Context().Err()
+	case -1:
+		return nil, errors.New("connection reset after the request was applied")
 	}
 	time.Sleep(f.rtt - f.rtt/2)
 	resp := &http.Response{StatusCode: status, Request: r, Header: http.Header{
@@ -294,6 +301,11 @@ func (f *fakeBroker) pop(r *http.Request) (int, []byte) {
 		}
 		if l := f.claim(now, only, batch, partitions, lease); l != nil {
 			f.pops++
+			if only != "" && f.dropPartitionPops > 0 {
+				f.dropPartitionPops--
+				f.mu.Unlock()
+				return -1, nil
+			}
 			answer := f.popAnswer(l, q.Get("consumerGroup"))
 			f.mu.Unlock()
 			return http.StatusOK, answer
