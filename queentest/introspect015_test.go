@@ -131,7 +131,7 @@ func wantLike(t *testing.T, id string, got response, elem bool) {
 	want, g := decodeAny(t, id, []byte(introspection015[id])), decodeAny(t, id, got.body)
 	var diffs []string
 	switch {
-	case elem && strings.HasPrefix(id, "G5"): // one member of the detail object
+	case elem && id == "group-queue-mode": // one member of the detail object
 		diffs = sameShape(id, want, g)
 	case elem:
 		arr, ok := g.([]any)
@@ -158,19 +158,19 @@ func TestIntrospection015_MatchesTheCapturedShapes(t *testing.T) {
 		id, path string
 		elem     bool
 	}{
-		{"R1", "/health", false},
-		{"R6", "/api/v1/status/queues?namespace=spec-ns", false},
-		{"R7", "/api/v1/status/queues/spec-insp-115691", false},
-		{"G1", "/api/v1/consumer-groups", true},
-		{"G3", "/api/v1/consumer-groups/spec-gB", false},
-		{"G4", "/api/v1/consumer-groups/spec-gC", false},
-		{"G5", "/api/v1/consumer-groups/__QUEUE_MODE__", true},
-		{"G8", "/api/v1/consumer-groups/lagging?minLagSeconds=0", true},
-		{"M1", "/api/v1/messages?queue=spec-insp-115691", false},
-		{"M10", "/api/v1/messages/" + p0 + "/p0-0", false},
-		{"M13", "/api/v1/messages/" + ids["p1"] + "/p1-0", false},
-		{"E4", "/api/v1/messages/" + p0 + "/p0-1", false},
-		{"O3", "/api/v1/resources/overview", false},
+		{"health", "/health", false},
+		{"queues-by-namespace", "/api/v1/status/queues?namespace=spec-ns", false},
+		{"queue-detail", "/api/v1/status/queues/spec-insp-115691", false},
+		{"groups", "/api/v1/consumer-groups", true},
+		{"group-gB-lagging", "/api/v1/consumer-groups/spec-gB", false},
+		{"group-gC-new-start", "/api/v1/consumer-groups/spec-gC", false},
+		{"group-queue-mode", "/api/v1/consumer-groups/__QUEUE_MODE__", true},
+		{"lagging-min-0", "/api/v1/consumer-groups/lagging?minLagSeconds=0", true},
+		{"messages", "/api/v1/messages?queue=spec-insp-115691", false},
+		{"message-dead-lettered-in-queue-mode", "/api/v1/messages/" + p0 + "/p0-0", false},
+		{"message-done-by-gA-leased-by-gB", "/api/v1/messages/" + ids["p1"] + "/p1-0", false},
+		{"message-p0-1-after-lease-expiry", "/api/v1/messages/" + p0 + "/p0-1", false},
+		{"overview", "/api/v1/resources/overview", false},
 	} {
 		wantLike(t, tc.id, c.get(tc.path), tc.elem)
 	}
@@ -185,20 +185,20 @@ func TestIntrospection015_O30_StatusesAndBodies(t *testing.T) {
 		status             int
 		body               string // "" is an empty body
 	}{
-		{"R8 unknown queue", "GET", "/api/v1/status/queues/spec-insp-nope", 200, introspection015["R8"]},
-		{"L6 escaped queue name", "GET", "/api/v1/status/queues/spec%2Dinsp%2D115691", 200, introspection015["L6"]},
-		{"G6 unknown group", "GET", "/api/v1/consumer-groups/spec-nobody", 200, ""},
-		{"L4 escaped group name", "GET", "/api/v1/consumer-groups/spec%2DgB", 200, ""},
-		{"G7 empty lagging list", "GET", "/api/v1/consumer-groups/lagging", 200, ""},
-		{"G9 minLagSeconds=abc", "GET", "/api/v1/consumer-groups/lagging?minLagSeconds=abc", 500, `{"error":"stoi"}`},
-		{"M7 unknown queue", "GET", "/api/v1/messages?queue=spec-insp-nope", 200, introspection015["M7"]},
-		{"M9 from in the future", "GET", "/api/v1/messages?queue=spec-insp-115691&from=2030-01-01T00:00:00Z", 200, introspection015["M9"]},
-		{"M9b from=garbage", "GET", "/api/v1/messages?queue=spec-insp-115691&from=garbage", 200, introspection015["M9b"]},
-		{"M14 unknown message", "GET", "/api/v1/messages/" + p0 + "/nope", 200, introspection015["M14"]},
-		{"L5 escaped transactionId", "GET", "/api/v1/messages/" + p0 + "/p0%2D1", 200, introspection015["L5"]},
-		{"M15 partitionId not a UUID", "GET", "/api/v1/messages/not-a-uuid/p0-0", 200, introspection015["M15"]},
-		{"M16 /messages/{transactionId}", "GET", "/api/v1/messages/p0-0", 404, introspection015["M16"]},
-		{"L7 POST on a read route", "POST", "/api/v1/consumer-groups/lagging", 404, introspection015["L7"]},
+		{"detail of an unknown queue", "GET", "/api/v1/status/queues/spec-insp-nope", 200, introspection015["queue-detail-unknown"]},
+		{"escaped queue name", "GET", "/api/v1/status/queues/spec%2Dinsp%2D115691", 200, introspection015["queue-name-escaped"]},
+		{"unknown group", "GET", "/api/v1/consumer-groups/spec-nobody", 200, ""},
+		{"escaped group name", "GET", "/api/v1/consumer-groups/spec%2DgB", 200, ""},
+		{"empty lagging list", "GET", "/api/v1/consumer-groups/lagging", 200, ""},
+		{"minLagSeconds=abc", "GET", "/api/v1/consumer-groups/lagging?minLagSeconds=abc", 500, `{"error":"stoi"}`},
+		{"browse of an unknown queue", "GET", "/api/v1/messages?queue=spec-insp-nope", 200, introspection015["messages-unknown-queue"]},
+		{"from in the future", "GET", "/api/v1/messages?queue=spec-insp-115691&from=2030-01-01T00:00:00Z", 200, introspection015["messages-from-future"]},
+		{"from=garbage", "GET", "/api/v1/messages?queue=spec-insp-115691&from=garbage", 200, introspection015["messages-from-garbage"]},
+		{"unknown message", "GET", "/api/v1/messages/" + p0 + "/nope", 200, introspection015["message-unknown"]},
+		{"escaped transactionId", "GET", "/api/v1/messages/" + p0 + "/p0%2D1", 200, introspection015["message-id-escaped"]},
+		{"partitionId not a UUID", "GET", "/api/v1/messages/not-a-uuid/p0-0", 200, introspection015["message-partition-not-uuid"]},
+		{"message by transactionId alone", "GET", "/api/v1/messages/p0-0", 404, introspection015["message-by-transaction-id-only"]},
+		{"POST on a read route", "POST", "/api/v1/consumer-groups/lagging", 404, introspection015["post-on-read-route"]},
 	} {
 		body := ""
 		if tc.method == "POST" {
