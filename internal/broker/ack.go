@@ -53,9 +53,12 @@ type acceptedAck struct {
 func (e *Engine) Ack(items []AckItem) []AckResult {
 	e.mu.Lock()
 	defer e.unlock()
-	if e.is015() {
-		return e.ack015(items)
-	}
+	return e.gen.ack(items)
+}
+
+// ack checks every item against the state before the request, then applies the accepted ones
+// per (partition, group) from the lowest offset up.
+func (e v20) ack(items []AckItem) []AckResult {
 	results := make([]AckResult, len(items))
 	accepted := make([]acceptedAck, 0, len(items))
 	for i := range items {

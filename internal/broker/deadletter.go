@@ -27,7 +27,7 @@ const defaultDeadLetterError = "Retries exhausted" // R95
 
 // fileDeadLetter records the message for the group unless the queue drops them (R93, R94).
 func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool {
-	if !gc.p.q.deadLetterQueue && !e.is015() { // 0.15 ignores deadLetterQueue:false (O21)
+	if !gc.p.q.deadLetterQueue && e.gen.dropsDeadLetters() {
 		return false
 	}
 	if errText == "" {

@@ -23,6 +23,7 @@ type Engine struct {
 	mu    sync.Mutex
 	clock Clock
 	mode  Mode
+	gen   generation // what the mode's generation does its own way (mode.go)
 
 	queues       map[string]*queue
 	partitions   map[string]*partition // by partition id
@@ -87,6 +88,7 @@ func New(clock Clock, opts ...Option) *Engine {
 	for _, o := range opts {
 		o(e)
 	}
+	e.gen = generationOf(e, e.mode)
 	return e
 }
 

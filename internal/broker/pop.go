@@ -72,21 +72,11 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 			return PopResult{}, nil, &BadRequest{Msg: "autoAck is not allowed for a conflating consumer group"}
 		}
 	}
-	arrival := e.seq
-	if w != nil && !e.is015() { // 0.15 decides a start when a pop claims, not when it arrives (O27)
-		arrival = w.arrival
-	}
+	arrival := e.gen.arrival(w)
 	q := e.queues[r.Queue]
 	if q == nil {
 		res := e.emptyResult(r.Queue, r.Group, r)
-		if e.is015() {
-			res.Empty = EmptyNoPartition
-			if r.Partition != "" {
-				res.Empty = EmptyPartitionNotFound
-			}
-		} else {
-			e.decidePending(r.Queue, r.Group, r, arrival, w)
-		}
+		e.gen.noQueue(&res, r, arrival, w)
 		return res, nil, nil
 	}
 	var p *partition
@@ -94,9 +84,7 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 	if r.Partition != "" {
 		if p = q.byName[r.Partition]; p == nil { // no state for a partition that is not there (R145)
 			res := e.emptyResult(r.Queue, r.Group, r)
-			if e.is015() {
-				res.Empty = EmptyPartitionNotFound
-			}
+			e.gen.noPartition(&res)
 			return res, nil, nil
 		}
 		parts = []*partition{p}
@@ -138,14 +126,7 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		limit = 1
 	}
 	res, g := e.claim(q, r.Group, m, src, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
-	if e.is015() {
-		if !hadStart && !keepStart015(m, parts) {
-			e.dropStart015(m)
-		}
-		if len(res.Messages) == 0 {
-			e.empty015(&res, r, parts, !hadStart && m.start != startAll)
-		}
-	}
+	e.gen.claimed(&res, r, m, parts, hadStart)
 	return res, g, nil
 }
 

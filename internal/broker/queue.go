@@ -45,7 +45,7 @@ func (e *Engine) queueFor(name string) *queue {
 		name:            name,
 		order:           e.queueSeq,
 		created:         e.now(),
-		leaseTime:       e.defaultLease(),
+		leaseTime:       e.gen.defaultLease(),
 		retryLimit:      defaultRetryLimit,
 		deadLetterQueue: true,
 		byName:          make(map[string]*partition),

@@ -6,9 +6,12 @@ import "time"
 func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
 	e.mu.Lock()
 	defer e.unlock()
-	if e.is015() {
-		return e.seek015(group, queue, toEnd, ts), nil
-	}
+	return e.gen.seek(group, queue, toEnd, ts)
+}
+
+// seek moves every partition's cursor of the group, creating the group's start when it has
+// none; an unknown queue is ErrQueueNotFound.
+func (e v20) seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
 	q := e.queues[queue]
 	if q == nil {
 		return SeekResult{}, ErrQueueNotFound

@@ -132,17 +132,6 @@ type pendingEntry struct {
 	at           int64
 }
 
-// dropStart015 forgets a start 0.15 does not store (O14, O27), with the cursors its pop
-// placed but did not read: a later pop decides afresh, from its own arrival.
-func (e *Engine) dropStart015(m *groupMeta) {
-	delete(m.q.groups, m.group)
-	for _, p := range m.q.parts {
-		if gc := p.groups[m.group]; gc != nil && gc.lease == nil && !gc.counted() {
-			e.dropCursor(gc)
-		}
-	}
-}
-
 // dropPending forgets a pending start.
 func (e *Engine) dropPending(queueName, group string) {
 	groups := e.pending[queueName]

@@ -11,10 +11,11 @@ import (
 func (e *Engine) Transaction(ops []TxOp) TxResult {
 	e.mu.Lock()
 	defer e.unlock()
-	txID := uuid.NewString()
-	if e.is015() {
-		return e.transaction015(txID, ops)
-	}
+	return e.gen.transaction(uuid.NewString(), ops)
+}
+
+// transaction applies the acks together like one batch ack, then the pushes in order.
+func (e v20) transaction(txID string, ops []TxOp) TxResult {
 	plan, failed, reason := e.checkTransaction(ops)
 	if failed >= 0 {
 		return rollback(txID, failed, reason)
@@ -53,16 +54,16 @@ func (e *Engine) Transaction(ops []TxOp) TxResult {
 func (e *Engine) RefuseTransaction(ops []TxOp, op int, reason string) TxResult {
 	e.mu.Lock()
 	defer e.unlock()
-	failed, why := -1, ""
-	if e.is015() {
-		_, failed, why = e.checkTransaction015(ops[:op])
-	} else {
-		_, failed, why = e.checkTransaction(ops[:op])
-	}
+	failed, why := e.gen.refusal(ops[:op])
 	if failed < 0 {
 		failed, why = op, reason
 	}
 	return rollback(uuid.NewString(), failed, why)
+}
+
+func (e v20) refusal(ops []TxOp) (failed int, reason string) {
+	_, failed, reason = e.checkTransaction(ops)
+	return failed, reason
 }
 
 // rollback is the answer of a transaction that failed at operation op.

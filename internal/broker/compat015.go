@@ -8,36 +8,54 @@ import (
 	"github.com/google/uuid"
 )
 
-// Mode is the broker generation the engine behaves as.
-type Mode uint8
+// v015 is a 0.15 broker. What differs from the 2.0 design:
+//
+//   - a queue a push creates, or a configure leaves without one, has a 300 s leaseTime, and
+//     deadLetterQueue false is ignored: given-up messages are filed all the same;
+//   - a pop's start is decided when it claims a partition, not when it arrives; an "all" start
+//     is never stored, and a "new" or time start only once a pop finds a partition holding a
+//     message: until then every pop decides afresh;
+//   - an empty pop says why: no partition was available, the group holds the partition, the
+//     partition does not exist, or it claimed a partition with nothing new (a lease that holds
+//     nothing);
+//   - acks apply one by one in array order, a completed moving the cursor wherever its message
+//     is, backwards or past a failed one; a lease ends once as many acks as it leased messages
+//     have come; a failed of a group that never read the partition is filed at once;
+//   - a transaction files a failed at once, refuses a retry, and rolls back on a push whose
+//     transactionId its partition holds;
+//   - a seek moves only the partitions where the group has a cursor and releases their leases.
+type v015 struct{ *Engine }
 
-const (
-	// Mode20 is the 2.0 design, the default.
-	Mode20 Mode = iota
-	// Mode015 is a 0.15 broker as it behaves on the wire, its data-losing bugs
-	// included: the SDK's tests use it to prove the client is careful where 0.15 is not.
-	Mode015
-)
+func (v015) defaultLease() int      { return leaseSeconds015 }
+func (v015) dropsDeadLetters() bool { return false }
 
-// Option configures an Engine.
-type Option func(*Engine)
+// arrival: 0.15 decides a start when a pop claims, so a waiting pop counts from now.
+func (e v015) arrival(*waiter) int64 { return e.seq }
 
-// WithMode makes the engine behave as the given broker generation.
-func WithMode(m Mode) Option { return func(e *Engine) { e.mode = m } }
+// noQueue: a pop of a queue that does not exist finds no partition, or, naming one, not that
+// partition; no start is kept.
+func (v015) noQueue(res *PopResult, r *PopRequest, _ int64, _ *waiter) {
+	res.Empty = EmptyNoPartition
+	if r.Partition != "" {
+		res.Empty = EmptyPartitionNotFound
+	}
+}
 
-func (e *Engine) is015() bool { return e.mode == Mode015 }
+func (v015) noPartition(res *PopResult) { res.Empty = EmptyPartitionNotFound }
+
+// claimed forgets a start 0.15 does not store, and says why nothing was handed out.
+func (e v015) claimed(res *PopResult, r *PopRequest, m *groupMeta, parts []*partition, hadStart bool) {
+	if !hadStart && !keepStart015(m, parts) {
+		e.dropStart(m)
+	}
+	if len(res.Messages) == 0 {
+		e.empty(res, r, parts, !hadStart && m.start != startAll)
+	}
+}
 
 // leaseSeconds015 is 0.15's leaseTime for a queue a push creates or a configure leaves
 // without one (O21).
 const leaseSeconds015 = 300
-
-// defaultLease is the leaseTime of a queue created by a push or configured without one.
-func (e *Engine) defaultLease() int {
-	if e.is015() {
-		return leaseSeconds015
-	}
-	return defaultLeaseSeconds
-}
 
 // EmptyReason says why a 0.15 pop handed out nothing; 0.15 answers each with its own body (O2).
 type EmptyReason uint8
@@ -50,9 +68,9 @@ const (
 	EmptyClaimed                              // a partition claimed with nothing new: success, a leaseId that holds nothing
 )
 
-// empty015 fills in why a 0.15 pop found nothing. parts are the partitions the pop looked at,
+// empty fills in why a 0.15 pop found nothing. parts are the partitions the pop looked at,
 // and decided tells whether this pop decided the group's start.
-func (e *Engine) empty015(res *PopResult, r *PopRequest, parts []*partition, decided bool) {
+func (e v015) empty(res *PopResult, r *PopRequest, parts []*partition, decided bool) {
 	var claimed *partition
 	switch {
 	case r.Partition != "":
@@ -81,6 +99,17 @@ func (e *Engine) empty015(res *PopResult, r *PopRequest, parts []*partition, dec
 	res.LeaseID = uuid.NewString()
 }
 
+// dropStart forgets a start 0.15 does not store (O14, O27), with the cursors its pop
+// placed but did not read: a later pop decides afresh, from its own arrival.
+func (e v015) dropStart(m *groupMeta) {
+	delete(m.q.groups, m.group)
+	for _, p := range m.q.parts {
+		if gc := p.groups[m.group]; gc != nil && gc.lease == nil && !gc.counted() {
+			e.dropCursor(gc)
+		}
+	}
+}
+
 // keepStart015 decides whether 0.15 stores the start a pop just decided: an "all" start is
 // never stored (O14), and a "new" or timestamp start only once a pop finds a partition with
 // a message (O27). Until then every pop decides afresh, from its own arrival.
@@ -105,9 +134,9 @@ type ack015 struct {
 	errMsg string
 }
 
-// check015 runs 0.15's checks (O20): an unknown status is refused with no error text, a wrong
+// check runs 0.15's checks (O20): an unknown status is refused with no error text, a wrong
 // leaseId is refused, and nothing checks that the message was delivered or is in the batch.
-func (e *Engine) check015(it *AckItem, res *AckResult) (ack015, bool) {
+func (e v015) check(it *AckItem, res *AckResult) (ack015, bool) {
 	p := e.partitions[it.PartitionID]
 	if p != nil {
 		res.QueueName, res.PartitionName = p.q.name, p.name
@@ -137,29 +166,29 @@ func (e *Engine) check015(it *AckItem, res *AckResult) (ack015, bool) {
 	return ack015{p: p, group: group, off: off, status: status, errMsg: it.Error}, true
 }
 
-// ack015 applies acks one by one in array order, as 0.15 does (O17, O18, O20), once all are
+// ack applies acks one by one in array order, as 0.15 does (O17, O18, O20), once all are
 // checked:
 // a completed moves the cursor to its message, backwards or past a failed one; a lease ends
 // once as many acks as it leased messages have come, wherever they point.
-func (e *Engine) ack015(items []AckItem) []AckResult {
+func (e v015) ack(items []AckItem) []AckResult {
 	results := make([]AckResult, len(items))
 	checked := make([]ack015, len(items))
 	ok := make([]bool, len(items))
 	for i := range items { // every item is checked against the state before the request
 		results[i] = AckResult{Index: i, TransactionID: items[i].TransactionID}
-		checked[i], ok[i] = e.check015(&items[i], &results[i])
+		checked[i], ok[i] = e.check(&items[i], &results[i])
 	}
 	for i := range items {
 		if ok[i] {
-			e.apply015(checked[i], &results[i], false)
+			e.apply(checked[i], &results[i], false)
 		}
 	}
 	return results
 }
 
-// apply015 applies one checked item. In a transaction (tx) a failed files the message at once,
+// apply applies one checked item. In a transaction (tx) a failed files the message at once,
 // without the retry budget (O23).
-func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
+func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	res.Success = true
 	gc := a.p.groups[a.group]
 	neverRead := gc == nil
@@ -176,7 +205,7 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 		}
 		e.cursorMoved(gc)
 		e.consumed015(gc, true)
-		res.LeaseReleased = live == nil || e.countAck015(gc)
+		res.LeaseReleased = live == nil || e.countAck(gc)
 		return
 	case ackRetry:
 		res.LeaseReleased = e.release(gc)
@@ -196,12 +225,12 @@ func (e *Engine) apply015(a ack015, res *AckResult, tx bool) {
 	gc.cursor = a.off
 	e.cursorMoved(gc)
 	e.consumed015(gc, false)
-	e.countAck015(gc)
+	e.countAck(gc)
 }
 
-// countAck015 counts one more ack against the group's live lease on the partition and ends
+// countAck counts one more ack against the group's live lease on the partition and ends
 // the hold once the count reaches the leased batch's size (O17).
-func (e *Engine) countAck015(gc *cursorState) bool {
+func (e v015) countAck(gc *cursorState) bool {
 	l := e.liveLease(gc)
 	if l == nil {
 		return false
@@ -217,11 +246,11 @@ func (e *Engine) countAck015(gc *cursorState) bool {
 	return true
 }
 
-// transaction015 is a 0.15 transaction (O23): every operation is checked first; a retry, an
+// transaction is a 0.15 transaction (O23): every operation is checked first; a retry, an
 // unknown status or a push whose transactionId exists rolls everything back; a failed or a
 // dlq files the message at once; then the operations apply in order.
-func (e *Engine) transaction015(txID string, ops []TxOp) TxResult {
-	acks, failed, reason := e.checkTransaction015(ops)
+func (e v015) transaction(txID string, ops []TxOp) TxResult {
+	acks, failed, reason := e.checkTransaction(ops)
 	if failed >= 0 {
 		return rollback(txID, failed, reason)
 	}
@@ -230,7 +259,7 @@ func (e *Engine) transaction015(txID string, ops []TxOp) TxResult {
 		op := &ops[i]
 		if op.Type == "ack" {
 			res := AckResult{TransactionID: op.Ack.TransactionID}
-			e.apply015(acks[i], &res, true)
+			e.apply(acks[i], &res, true)
 			entries = append(entries, TxEntry{
 				Index: len(entries), Type: "ack", Success: res.Success, TransactionID: res.TransactionID,
 				PartitionID: op.Ack.PartitionID, DLQ: res.DLQ, LeaseReleased: res.LeaseReleased,
@@ -248,16 +277,16 @@ func (e *Engine) transaction015(txID string, ops []TxOp) TxResult {
 	return TxResult{TransactionID: txID, Success: true, Results: entries}
 }
 
-// checkTransaction015 checks a 0.15 transaction's operations, applying nothing. failed is
+// checkTransaction checks a 0.15 transaction's operations, applying nothing. failed is
 // the first operation refused, with its reason, or -1.
-func (e *Engine) checkTransaction015(ops []TxOp) (acks []ack015, failed int, reason string) {
+func (e v015) checkTransaction(ops []TxOp) (acks []ack015, failed int, reason string) {
 	acks = make([]ack015, len(ops))
 	for i := range ops {
 		op := &ops[i]
 		switch op.Type {
 		case "ack":
 			var res AckResult
-			a, ok := e.check015(&op.Ack, &res)
+			a, ok := e.check(&op.Ack, &res)
 			switch {
 			case !ok && res.Error != "":
 				return acks, i, res.Error
@@ -269,7 +298,7 @@ func (e *Engine) checkTransaction015(ops []TxOp) (acks []ack015, failed int, rea
 			acks[i] = a
 		case "push":
 			for j := range op.Push {
-				if reason := e.pushRefusal015(&op.Push[j]); reason != "" {
+				if reason := e.pushRefusal(&op.Push[j]); reason != "" {
 					return acks, i, fmt.Sprintf("item %d: %s", j, reason)
 				}
 			}
@@ -280,9 +309,9 @@ func (e *Engine) checkTransaction015(ops []TxOp) (acks []ack015, failed int, rea
 	return acks, -1, ""
 }
 
-// pushRefusal015 is why a transaction's push item fails on 0.15: a missing queue, or a
+// pushRefusal is why a transaction's push item fails on 0.15: a missing queue, or a
 // transactionId its partition already holds (O23).
-func (e *Engine) pushRefusal015(it *PushItem) string {
+func (e v015) pushRefusal(it *PushItem) string {
 	if it.Queue == "" {
 		return "queue is required"
 	}
@@ -303,14 +332,14 @@ func (e *Engine) pushRefusal015(it *PushItem) string {
 	return ""
 }
 
-// seek015 is 0.15's seek (O16): only partitions where the group has a cursor move; a message
+// seek is 0.15's seek (O16): only partitions where the group has a cursor move; a message
 // exactly at ts is excluded; a ts before a partition's first message puts the group back at its
 // original start there; leases are released and retry counters kept. An unknown queue moves
 // nothing.
-func (e *Engine) seek015(group, queueName string, toEnd bool, ts time.Time) SeekResult {
+func (e v015) seek(group, queueName string, toEnd bool, ts time.Time) (SeekResult, error) {
 	q := e.queues[queueName]
 	if q == nil {
-		return SeekResult{}
+		return SeekResult{}, nil
 	}
 	if group == "" {
 		group = QueueMode
@@ -339,5 +368,10 @@ func (e *Engine) seek015(group, queueName string, toEnd bool, ts time.Time) Seek
 		e.refresh(gc)
 	}
 	e.wakeGroup(q.name, group)
-	return SeekResult{PartitionsUpdated: n}
+	return SeekResult{PartitionsUpdated: n}, nil
+}
+
+func (e v015) refusal(ops []TxOp) (failed int, reason string) {
+	_, failed, reason = e.checkTransaction(ops)
+	return failed, reason
 }

@@ -1,0 +1,89 @@
+package broker
+
+import "time"
+
+// Mode is the broker generation the engine behaves as.
+type Mode uint8
+
+const (
+	// Mode20 is the 2.0 design, the default.
+	Mode20 Mode = iota
+	// Mode015 is a 0.15 broker as it behaves on the wire, its data-losing bugs
+	// included: the SDK's tests use it to prove the client is careful where 0.15 is not.
+	Mode015
+)
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithMode makes the engine behave as the given broker generation.
+func WithMode(m Mode) Option { return func(e *Engine) { e.mode = m } }
+
+// Mode is the generation the engine behaves as.
+func (e *Engine) Mode() Mode { return e.mode }
+
+// generation is what differs between the broker generations the engine behaves as. New picks
+// one by the mode, so that no method of the engine asks which generation it runs: the 2.0
+// design is v20, a 0.15 broker v015 (compat015.go).
+type generation interface {
+	// defaultLease is the leaseTime, in seconds, of a queue a push creates or a configure
+	// leaves without one.
+	defaultLease() int
+	// dropsDeadLetters reports whether a queue configured with deadLetterQueue false drops
+	// the messages its groups give up on instead of filing them.
+	dropsDeadLetters() bool
+
+	// arrival is the store step a pop's new start counts from; w is the pop's waiter, nil for
+	// a pop that never waits.
+	arrival(w *waiter) int64
+	// noQueue completes the empty answer of a pop on a queue that does not exist, whose
+	// start, if any, counts from arrival.
+	noQueue(res *PopResult, r *PopRequest, arrival int64, w *waiter)
+	// noPartition completes the empty answer of a pop of a partition that does not exist.
+	noPartition(res *PopResult)
+	// claimed completes a pop's answer once it has claimed what it could; parts are the
+	// partitions it looked at, m the group's start, hadStart whether the start was decided
+	// before this pop.
+	claimed(res *PopResult, r *PopRequest, m *groupMeta, parts []*partition, hadStart bool)
+
+	// ack applies items as one request's acks.
+	ack(items []AckItem) []AckResult
+	// seek moves a group's cursors on a queue to ts, or to the end.
+	seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error)
+	// transaction applies ops all or nothing, under the transaction id txID.
+	transaction(txID string, ops []TxOp) TxResult
+	// refusal checks ops against the state, applying nothing: failed is the first operation
+	// refused, with its reason, or -1.
+	refusal(ops []TxOp) (failed int, reason string)
+}
+
+// generationOf is the generation of mode m, for e.
+func generationOf(e *Engine, m Mode) generation {
+	if m == Mode015 {
+		return v015{e}
+	}
+	return v20{e}
+}
+
+// v20 is the 2.0 design.
+type v20 struct{ *Engine }
+
+func (v20) defaultLease() int      { return defaultLeaseSeconds }
+func (v20) dropsDeadLetters() bool { return true }
+
+// arrival: a waiting pop's start counts from when it arrived, not from when it is served, so
+// that nothing pushed while it waited is skipped.
+func (e v20) arrival(w *waiter) int64 {
+	if w != nil {
+		return w.arrival
+	}
+	return e.seq
+}
+
+// noQueue keeps the start a pop decides on a queue not created yet, for the queue to adopt.
+func (e v20) noQueue(_ *PopResult, r *PopRequest, arrival int64, w *waiter) {
+	e.decidePending(r.Queue, r.Group, r, arrival, w)
+}
+
+func (v20) noPartition(*PopResult)                                          {}
+func (v20) claimed(*PopResult, *PopRequest, *groupMeta, []*partition, bool) {}
