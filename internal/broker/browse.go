@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"time"
-
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Errors of the message routes, answered 404.
@@ -38,24 +36,24 @@ type BrowseQuery struct {
 }
 
 // Browse lists a queue's messages without leasing them (R164–R167).
-func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
+func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	q := e.queues[bq.Queue]
 	if q == nil {
-		return wire.MessageList{}, ErrQueueNotFound
+		return MessageList{}, ErrQueueNotFound
 	}
 	parts := q.parts
 	if bq.Partition != "" {
 		p := q.byName[bq.Partition]
 		if p == nil {
-			return wire.MessageList{}, ErrPartitionNotFound
+			return MessageList{}, ErrPartitionNotFound
 		}
 		parts = []*partition{p}
 	}
 	now := e.now()
 	groups := attachedGroups(q)
-	out := wire.MessageList{Messages: []wire.MessageEntry{}, Mode: modeOf(groups)}
+	out := MessageList{Messages: []MessageEntry{}, Mode: modeOf(groups)}
 	if (bq.Namespace != nil && *bq.Namespace != q.namespace) || (bq.Task != nil && *bq.Task != q.task) {
 		return out, nil
 	}
@@ -181,8 +179,8 @@ func (m *merge) Pop() any {
 }
 
 // modeOf describes which kinds of group read a queue (R167).
-func modeOf(groups []string) wire.MessageMode {
-	mode := wire.MessageMode{}
+func modeOf(groups []string) GroupKinds {
+	mode := GroupKinds{}
 	for _, g := range groups {
 		if g == QueueMode {
 			mode.HasQueueMode = true
@@ -273,52 +271,54 @@ func (l *partitionLook) status(off int64) (status, queueStatus string) {
 	return statusPending, queueStatus
 }
 
-// entry builds §2.3's message entry for the message at off (R167).
-func (l *partitionLook) entry(off int64, payload bool) wire.MessageEntry {
+// entry builds the browse entry of the message at off (R167).
+func (l *partitionLook) entry(off int64, payload bool) MessageEntry {
 	p, q, m := l.p, l.p.q, &l.p.msgs[off]
 	status, queueStatus := l.status(off)
-	e := wire.MessageEntry{
+	e := MessageEntry{
 		ID: m.id, TransactionID: m.txID, PartitionID: p.id, Partition: p.name, Queue: q.name,
 		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority(),
-		Offset: ptr(off), TraceID: stringOrNil(m.traceID), CreatedAt: wire.At(m.createdAt),
-		Status: status, QueueStatus: queueStatus,
-		BusStatus: wire.BusStatus{ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named))},
+		Offset: off, TraceID: m.traceID, CreatedAt: m.createdAt, Status: status, QueueStatus: queueStatus,
+		ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named)),
 	}
 	if l.qm != nil && l.qm.live != nil && off >= l.qm.leaseFirst && off <= l.qm.leaseLast {
-		e.LeaseExpiresAt = wire.AtOrNil(l.qm.live.expires)
+		e.LeaseExpiresAt = l.qm.live.expires
 	}
 	if payload {
-		e.Payload = wire.Value(m.data)
+		e.Payload = m.data
 	}
 	return e
 }
 
 // Message answers one message's detail (R168), or ErrMessageNotFound.
-func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail, error) {
+func (e *Engine) Message(partitionID, transactionID string) (MessageDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.message(partitionID, transactionID)
+}
+
+func (e *Engine) message(partitionID, transactionID string) (MessageDetail, error) {
 	p := e.partitions[partitionID]
 	if p == nil {
-		return wire.MessageDetail{}, ErrMessageNotFound
+		return MessageDetail{}, ErrMessageNotFound
 	}
 	off, ok := p.byTx[transactionID]
 	if !ok {
-		return wire.MessageDetail{}, ErrMessageNotFound
+		return MessageDetail{}, ErrMessageNotFound
 	}
 	now := e.now()
 	q := p.q
 	groups := attachedGroups(q)
 	look := lookAt(p, groups, now)
-	d := wire.MessageDetail{
+	d := MessageDetail{
 		MessageEntry: look.entry(off, true),
-		QueueConfig: wire.MessageQueueConf{
+		Config: MessageQueueConfig{
 			LeaseTime: int64(q.leaseTime), RetryLimit: int64(q.retryLimit),
 			RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"), Priority: q.priority(),
 		},
-		Mode:           modeOf(groups),
-		ConsumerGroups: make([]wire.MessageGroup, 0, len(groups)),
+		Mode:   modeOf(groups),
+		Groups: make([]MessageGroup, 0, len(groups)),
 	}
-	d.Mode.ConsumedByGroups = ptr(d.BusStatus.ConsumedBy)
 	var latest *deadLetter
 	for _, dl := range p.stats.deadAt[off] {
 		if latest == nil || dl.failedAt.After(latest.failedAt) {
@@ -334,24 +334,16 @@ func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail,
 		if e.deadBy[deadKey{p, off, g}] != nil {
 			status = statusDeadLetter
 		}
-		mg := wire.MessageGroup{Name: g, Consumed: off <= v.pos, Status: ptr(status), DeliveryAttempt: ptr(int64(0))}
+		mg := MessageGroup{Name: g, Consumed: off <= v.pos, Status: status}
 		if v.live != nil && off >= v.leaseFirst && off <= v.leaseLast {
-			mg.LeaseExpiresAt = wire.AtOrNil(v.live.expires)
+			mg.LeaseExpiresAt = v.live.expires
 		}
 		if v.gc != nil && off < int64(len(v.gc.attempts)) {
-			mg.DeliveryAttempt = ptr(int64(v.gc.attempts[off]))
+			mg.DeliveryAttempt = int64(v.gc.attempts[off])
 		}
-		d.ConsumerGroups = append(d.ConsumerGroups, mg)
+		d.Groups = append(d.Groups, mg)
 	}
 	return d, nil
-}
-
-// stringOrNil is s, or nil (null) for "".
-func stringOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // statusRanges is where messages of the given status ("" for any) lie in [lo, hi], found from

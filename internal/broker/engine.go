@@ -92,6 +92,9 @@ func New(clock Clock, opts ...Option) *Engine {
 	return e
 }
 
+// Now is the time of the engine's clock.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
 // now is the engine's time at the microsecond precision the wire carries (§2.1).
 func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Microsecond) }
 

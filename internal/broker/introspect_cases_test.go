@@ -7,21 +7,19 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
-func groupPart(t *testing.T, e *Engine, group, queue, partition string) wire.GroupPartition {
+func groupPart(t *testing.T, e *Engine, group, queue, partition string) GroupPartition {
 	t.Helper()
 	d, err := e.ConsumerGroup(group, queue)
 	require.NoError(t, err)
-	for _, p := range d[queue].Partitions {
+	for _, p := range d[queue] {
 		if p.Partition == partition {
 			return p
 		}
 	}
 	t.Fatalf("no partition %s for %s on %s", partition, group, queue)
-	return wire.GroupPartition{}
+	return GroupPartition{}
 }
 
 // R155, R157: an unread queue shows every message pending, with queue mode's time lag from
@@ -33,12 +31,12 @@ func TestUnreadQueueCountsEverythingPending_R155_R157(t *testing.T) {
 	f.clock.Advance(90 * time.Second)
 	d, err := f.e.QueueDetail("q")
 	require.NoError(t, err)
-	assert.Equal(t, wire.Counts{Total: 3, Pending: 3}, d.Totals.Counts)
-	assert.Equal(t, epoch, d.Partitions[0].OldestMessage.Time)
+	assert.Equal(t, Counts{Total: 3, Pending: 3}, d.Totals)
+	assert.Equal(t, epoch, d.Partitions[0].OldestMessage)
 	assert.Empty(t, f.e.ConsumerGroups(""))
 	o := f.e.Overview()
-	assert.Equal(t, wire.LagStats{Min: 3, Max: 3, Avg: 3, Median: 3}, o.Lag.Offset)
-	assert.Equal(t, wire.LagStats{Min: 90, Max: 90, Avg: 90, Median: 90}, o.Lag.Time)
+	assert.Equal(t, LagStats{Min: 3, Max: 3, Avg: 3, Median: 3}, o.OffsetLag)
+	assert.Equal(t, LagStats{Min: 90, Max: 90, Avg: 90, Median: 90}, o.TimeLag)
 }
 
 // R36, R155, R156: a conflating group owes at most the newest message; its time lag is that
@@ -50,17 +48,17 @@ func TestConflatingGroupLag_R36_R155_R156(t *testing.T) {
 	res := f.pop(PopRequest{Queue: "q", Group: "c", Conflation: true, SubscriptionMode: "all"})
 	require.Equal(t, []string{"c"}, txIDs(res.Messages))
 	gp := groupPart(t, f.e, "c", "q", "Default")
-	assert.Equal(t, int64(1), *gp.Cursor)
-	assert.Equal(t, int64(1), *gp.Processing)
-	assert.Equal(t, int64(0), *gp.Pending)
-	assert.Equal(t, epoch, gp.LastConsumedAt.Time, "the skip is a forward move")
+	assert.Equal(t, int64(1), gp.Cursor)
+	assert.Equal(t, int64(1), gp.Processing)
+	assert.Equal(t, int64(0), gp.Pending)
+	assert.Equal(t, epoch, gp.LastConsumedAt, "the skip is a forward move")
 	assert.Equal(t, int64(0), gp.TotalConsumed, "a conflating skip finishes nothing")
 
 	f.clock.Advance(10 * time.Second)
 	f.push("q", "", "d", "e")
 	f.clock.Advance(5 * time.Second)
 	gp = groupPart(t, f.e, "c", "q", "Default")
-	assert.Equal(t, int64(1), *gp.Pending, "at most the newest")
+	assert.Equal(t, int64(1), gp.Pending, "at most the newest")
 	assert.Equal(t, int64(2), gp.OffsetLag)
 	assert.Equal(t, int64(15), gp.TimeLagSeconds, "oldest owed is the leased c")
 
@@ -71,7 +69,7 @@ func TestConflatingGroupLag_R36_R155_R156(t *testing.T) {
 	assert.Equal(t, int64(1), gp.TotalConsumed)
 	sum := f.e.ConsumerGroups("q")
 	require.Len(t, sum, 1)
-	assert.True(t, *sum[0].Conflation)
+	assert.True(t, sum[0].Conflation)
 }
 
 // R153, R155: an expired lease counts as expired before its timer fires.
@@ -86,15 +84,15 @@ func TestExpiredLeaseCountsAsExpiredBeforeItsTimer_R153(t *testing.T) {
 	require.Len(t, res.Messages, 2)
 	gp := groupPart(t, e, "g", "q", "Default")
 	assert.True(t, gp.LeaseActive)
-	assert.Equal(t, int64(2), *gp.Processing)
+	assert.Equal(t, int64(2), gp.Processing)
 
 	clock.Advance(10 * time.Second) // the timer never fires on this clock
 	gp = groupPart(t, e, "g", "q", "Default")
 	assert.False(t, gp.LeaseActive)
-	assert.Nil(t, gp.WorkerID)
-	assert.Nil(t, gp.LeaseExpiresAt)
-	assert.Equal(t, int64(0), *gp.Processing)
-	assert.Equal(t, int64(2), *gp.Pending, "back to pending once the lease ended")
+	assert.Zero(t, gp.WorkerID)
+	assert.Zero(t, gp.LeaseExpiresAt)
+	assert.Equal(t, int64(0), gp.Processing)
+	assert.Equal(t, int64(2), gp.Pending, "back to pending once the lease ended")
 	assert.Equal(t, int64(10), gp.TimeLagSeconds)
 	list, err := e.Browse(BrowseQuery{Queue: "q", Limit: 10})
 	require.NoError(t, err)
@@ -122,11 +120,11 @@ func TestAutoAckCountsAsConsumption_R156_R159_R160(t *testing.T) {
 	require.Len(t, res.Messages, 2)
 	gp := groupPart(t, f.e, "g", "q", "Default")
 	assert.Equal(t, int64(2), gp.TotalConsumed)
-	assert.Equal(t, epoch.Add(time.Second), gp.LastConsumedAt.Time)
+	assert.Equal(t, epoch.Add(time.Second), gp.LastConsumedAt)
 	assert.Equal(t, int64(1), gp.OffsetLag)
 	d, err := f.e.QueueDetail("q")
 	require.NoError(t, err)
-	assert.Equal(t, wire.PartitionCursor{TotalConsumed: 2, BatchesConsumed: 1}, d.Partitions[0].Cursor)
+	assert.Equal(t, []int64{2, 1}, []int64{d.Partitions[0].TotalConsumed, d.Partitions[0].BatchesConsumed})
 	s := f.e.ConsumerGroups("q")[0]
 	assert.Equal(t, int64(1), s.Members)
 	assert.Equal(t, "Stable", s.State)
@@ -144,14 +142,14 @@ func TestRetriesAndDeadLettersInCounts_R155_R157(t *testing.T) {
 	f.ack(ackOf(m, "failed"))
 	d, err := f.e.QueueDetail("q")
 	require.NoError(t, err)
-	assert.Equal(t, wire.Counts{Total: 2, Pending: 2, Failed: 1}, d.Partitions[0].Messages)
-	assert.Equal(t, int64(1), *groupPart(t, f.e, QueueMode, "q", "Default").Retries)
+	assert.Equal(t, Counts{Total: 2, Pending: 2, Failed: 1}, d.Partitions[0].Messages)
+	assert.Equal(t, int64(1), groupPart(t, f.e, QueueMode, "q", "Default").Retries)
 
 	m = f.pop(PopRequest{Queue: "q", Batch: 1}).Messages[0]
 	f.ack(ackOf(m, "dlq"))
 	d, err = f.e.QueueDetail("q")
 	require.NoError(t, err)
-	assert.Equal(t, wire.Counts{Total: 2, Pending: 1, Completed: 1, DeadLetter: 1}, d.Partitions[0].Messages)
+	assert.Equal(t, Counts{Total: 2, Pending: 1, Completed: 1, DeadLetter: 1}, d.Partitions[0].Messages)
 	list, _ := f.e.DeadLetters(DLQQuery{Queue: "q"})
 	require.Len(t, list, 1)
 	require.NoError(t, f.e.DeleteDeadLetter(list[0].ID))
@@ -191,7 +189,7 @@ func TestReadsChangeNothing_R153(t *testing.T) {
 	assert.False(t, p2.groups["g"].counted(), "no cursor placed by a read")
 	assert.Nil(t, f.e.queues["q"].groups["other"])
 	assert.Equal(t, int64(1), groupPart(t, f.e, "g", "q", "p2").OffsetLag, "b came after g's start")
-	assert.Equal(t, int64(-1), *groupPart(t, f.e, "g", "q", "p2").Cursor)
+	assert.Equal(t, int64(-1), groupPart(t, f.e, "g", "q", "p2").Cursor)
 	read()
 	res := f.pop(PopRequest{Queue: "q", Group: "g", Partition: "p2"})
 	require.Len(t, res.Messages, 1)
@@ -208,9 +206,9 @@ func TestSeekAttachesQueueMode_R154(t *testing.T) {
 	_, err = f.e.Seek(QueueMode, "q", true, time.Time{})
 	require.NoError(t, err)
 	gp := groupPart(t, f.e, QueueMode, "q", "Default")
-	assert.Equal(t, int64(1), *gp.Cursor)
+	assert.Equal(t, int64(1), gp.Cursor)
 	assert.Equal(t, int64(0), gp.OffsetLag)
-	assert.Nil(t, gp.LastConsumedAt, "a seek is no consumption")
+	assert.Zero(t, gp.LastConsumedAt, "a seek is no consumption")
 
 	_, err = f.e.DeleteGroup(QueueMode, "q", true)
 	require.NoError(t, err)

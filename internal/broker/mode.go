@@ -13,6 +13,25 @@ const (
 	Mode015
 )
 
+// String is the mode's Queen version: "2.0" or "0.15".
+func (m Mode) String() string {
+	if m == Mode015 {
+		return "0.15"
+	}
+	return "2.0"
+}
+
+// ModeOf is the mode of a Queen version: "2.0" (or "") or "0.15"; ok is false for any other.
+func ModeOf(version string) (m Mode, ok bool) {
+	switch version {
+	case "", "2.0":
+		return Mode20, true
+	case "0.15":
+		return Mode015, true
+	}
+	return Mode20, false
+}
+
 // Option configures an Engine.
 type Option func(*Engine)
 

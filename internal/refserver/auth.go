@@ -1,0 +1,30 @@
+package refserver
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/queenmq/queen-go/internal/route"
+)
+
+// requireToken answers 401 to /api/v1 requests without "Authorization: Bearer <token>" (R132).
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte(token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if route.IsAPI(r.URL.Path) && !bearerMatches(r.Header.Get("Authorization"), want) {
+			w.Header().Set("WWW-Authenticate", "Bearer") // R152
+			WriteError(w, http.StatusUnauthorized, "Authentication required")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func bearerMatches(header string, want []byte) bool {
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), want) == 1
+}
