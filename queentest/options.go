@@ -34,8 +34,8 @@ func defaultConfig() config {
 // accepted until one closes. n <= 0 removes the limit. Default: 4096.
 func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = max(n, 0) } }
 
-// WithToken makes every /api/v1 request carry "Authorization: Bearer <tok>" (the scheme name
-// is case-insensitive); others are answered 401 {"error":"Authentication required"} with no
+// WithToken makes every API request carry "Authorization: Bearer <tok>" (the scheme name is
+// case-insensitive); others are answered 401 {"error":"Authentication required"} with no
 // effect. /health stays open. Default: no authentication.
 func WithToken(tok string) Option { return func(c *config) { c.token = tok } }
 

@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("queen-ref", flag.ContinueOnError)
 	fs.SetOutput(out)
 	addr := fs.String("addr", "127.0.0.1:6632", "TCP address to listen on")
-	token := fs.String("token", "", "require Authorization: Bearer <token> on /api/v1 (default: $QUEEN_TOKEN, else no auth)")
+	token := fs.String("token", "", "require Authorization: Bearer <token> on every API request, /health aside (default: $QUEEN_TOKEN, else no auth)")
 	compat := fs.String("compat", "2.0", `answer as this Queen version does: "2.0" or "0.15" (its wire shapes and semantics)`)
 	maxConns := fs.Int("max-conns", refserver.DefaultMaxConns, "most connections served at once; further ones wait to be accepted")
 	level := fs.String("log-level", "info", "log level: debug (one line per request), info, warn or error")

@@ -15,7 +15,7 @@ var (
 	ErrMessageNotFound   = errors.New("message not found")
 )
 
-// Message statuses (R166).
+// Message statuses.
 const (
 	statusPending    = "pending"
 	statusProcessing = "processing"
@@ -23,10 +23,10 @@ const (
 	statusDeadLetter = "dead_letter"
 )
 
-// BrowseQuery is a validated GET /api/v1/messages (R164, R165). Nil pointers do not filter.
+// BrowseQuery is a validated browse of a queue's messages. Nil pointers do not filter.
 type BrowseQuery struct {
 	Queue, Partition string
-	Status           string // "" or one of the R166 statuses
+	Status           string // "", pending, processing, completed or dead_letter
 	From, To         *time.Time
 	FromOffset       *int64 // only with Partition
 	Ascending        bool
@@ -35,7 +35,7 @@ type BrowseQuery struct {
 	Namespace, Task  *string
 }
 
-// Browse lists a queue's messages without leasing them (R164–R167).
+// Browse lists a queue's messages without leasing them.
 func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -105,12 +105,12 @@ func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 	return out, nil
 }
 
-// firstAfter is the offset of the first message created after t (R139).
+// firstAfter is the offset of the first message created after t.
 func (p *partition) firstAfter(t time.Time) int64 {
 	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].createdAt.After(t) }))
 }
 
-// merge walks several partitions in storage order, newest or oldest first (R165).
+// merge walks several partitions in storage order, newest or oldest first.
 type merge struct {
 	desc  bool
 	heads []*mergeHead
@@ -178,7 +178,7 @@ func (m *merge) Pop() any {
 	return h
 }
 
-// modeOf describes which kinds of group read a queue (R167).
+// modeOf describes which kinds of group read a queue.
 func modeOf(groups []string) GroupKinds {
 	mode := GroupKinds{}
 	for _, g := range groups {
@@ -202,7 +202,7 @@ func modeOf(groups []string) GroupKinds {
 }
 
 // partitionLook is what a browse needs to know of one partition's groups, computed once:
-// O(groups) per partition, then O(log groups) per message (R173).
+// O(groups) per partition, then O(log groups) per message.
 type partitionLook struct {
 	p        *partition
 	qm       *groupView  // queue mode's view, nil when it is not attached
@@ -230,7 +230,7 @@ func (v *groupView) inBatch(off int64) bool {
 	return v.live != nil && off > v.pos && off >= v.leaseFirst && off <= v.leaseLast
 }
 
-// viewStatus is a G-view without the group's own dead letters (R166).
+// viewStatus is a G-view without the group's own dead letters.
 func (v *groupView) viewStatus(off int64) string {
 	switch {
 	case off <= v.pos:
@@ -247,7 +247,7 @@ func (l *partitionLook) consumedBy(off int64) int64 {
 	return int64(len(l.namedPos) - i)
 }
 
-// status is an entry's status and queueStatus (R166).
+// status is an entry's status and queueStatus.
 func (l *partitionLook) status(off int64) (status, queueStatus string) {
 	if len(l.p.stats.deadAt[off]) > 0 {
 		return statusDeadLetter, statusDeadLetter
@@ -271,7 +271,7 @@ func (l *partitionLook) status(off int64) (status, queueStatus string) {
 	return statusPending, queueStatus
 }
 
-// entry builds the browse entry of the message at off (R167).
+// entry builds the browse entry of the message at off.
 func (l *partitionLook) entry(off int64, payload bool) MessageEntry {
 	p, q, m := l.p, l.p.q, &l.p.msgs[off]
 	status, queueStatus := l.status(off)
@@ -290,7 +290,7 @@ func (l *partitionLook) entry(off int64, payload bool) MessageEntry {
 	return e
 }
 
-// Message answers one message's detail (R168), or ErrMessageNotFound.
+// Message answers one message's detail, or ErrMessageNotFound.
 func (e *Engine) Message(partitionID, transactionID string) (MessageDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -347,7 +347,7 @@ func (e *Engine) message(partitionID, transactionID string) (MessageDetail, erro
 }
 
 // statusRanges is where messages of the given status ("" for any) lie in [lo, hi], found from
-// the groups' positions and leases rather than message by message (R173). Dead letters are
+// the groups' positions and leases rather than message by message. Dead letters are
 // listed by their own index; the other ranges may still hold a dead-lettered message, which
 // the caller's status check skips.
 func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
@@ -391,7 +391,7 @@ func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
 }
 
 // doneAndLeased is the offset up to which the entry status is completed, and the ascending,
-// disjoint intervals above it that are processing (R166).
+// disjoint intervals above it that are processing.
 func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 	switch {
 	case l.qm != nil:
@@ -421,7 +421,7 @@ func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 	return done, merged
 }
 
-// skipBySearch drops the first n entries of the walk without visiting them (R173): it searches
+// skipBySearch drops the first n entries of the walk without visiting them: it searches
 // the store step that separates them from the rest, counting each partition's entries by binary
 // search. It returns how many are left to skip one by one (none, unless a count is off).
 func (m *merge) skipBySearch(n int, status string, maxSeq int64) int {

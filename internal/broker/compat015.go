@@ -54,10 +54,10 @@ func (e v015) claimed(res *PopResult, r *PopRequest, m *groupMeta, parts []*part
 }
 
 // leaseSeconds015 is 0.15's leaseTime for a queue a push creates or a configure leaves
-// without one (O21).
+// without one.
 const leaseSeconds015 = 300
 
-// EmptyReason says why a 0.15 pop handed out nothing; 0.15 answers each with its own body (O2).
+// EmptyReason says why a 0.15 pop handed out nothing; 0.15 answers each with its own body.
 type EmptyReason uint8
 
 const (
@@ -82,7 +82,7 @@ func (e v015) empty(res *PopResult, r *PopRequest, parts []*partition, decided b
 		claimed = p
 	case decided:
 		// The deciding pop claims a partition with messages before its start puts the cursor
-		// past them (capture D2b).
+		// past them.
 		for _, p := range parts {
 			if len(p.msgs) > 0 && e.liveLease(p.groups[r.Group]) == nil {
 				claimed = p
@@ -99,7 +99,7 @@ func (e v015) empty(res *PopResult, r *PopRequest, parts []*partition, decided b
 	res.LeaseID = uuid.NewString()
 }
 
-// dropStart forgets a start 0.15 does not store (O14, O27), with the cursors its pop
+// dropStart forgets a start 0.15 does not store, with the cursors its pop
 // placed but did not read: a later pop decides afresh, from its own arrival.
 func (e v015) dropStart(m *groupMeta) {
 	delete(m.q.groups, m.group)
@@ -111,8 +111,8 @@ func (e v015) dropStart(m *groupMeta) {
 }
 
 // keepStart015 decides whether 0.15 stores the start a pop just decided: an "all" start is
-// never stored (O14), and a "new" or timestamp start only once a pop finds a partition with
-// a message (O27). Until then every pop decides afresh, from its own arrival.
+// never stored, and a "new" or timestamp start only once a pop finds a partition with
+// a message. Until then every pop decides afresh, from its own arrival.
 func keepStart015(m *groupMeta, parts []*partition) bool {
 	if m.start == startAll {
 		return false
@@ -134,7 +134,7 @@ type ack015 struct {
 	errMsg string
 }
 
-// check runs 0.15's checks (O20): an unknown status is refused with no error text, a wrong
+// check runs 0.15's checks: an unknown status is refused with no error text, a wrong
 // leaseId is refused, and nothing checks that the message was delivered or is in the batch.
 func (e v015) check(it *AckItem, res *AckResult) (ack015, bool) {
 	p := e.partitions[it.PartitionID]
@@ -166,7 +166,7 @@ func (e v015) check(it *AckItem, res *AckResult) (ack015, bool) {
 	return ack015{p: p, group: group, off: off, status: status, errMsg: it.Error}, true
 }
 
-// ack applies acks one by one in array order, as 0.15 does (O17, O18, O20), once all are
+// ack applies acks one by one in array order, as 0.15 does, once all are
 // checked:
 // a completed moves the cursor to its message, backwards or past a failed one; a lease ends
 // once as many acks as it leased messages have come, wherever they point.
@@ -187,19 +187,19 @@ func (e v015) ack(items []AckItem) []AckResult {
 }
 
 // apply applies one checked item. In a transaction (tx) a failed files the message at once,
-// without the retry budget (O23).
+// without the retry budget.
 func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	res.Success = true
 	gc := a.p.groups[a.group]
 	neverRead := gc == nil
-	if neverRead { // 0.15 makes the group's cursor row on the spot (O20)
+	if neverRead { // 0.15 makes the group's cursor row on the spot
 		gc = e.placeCursor(a.p, a.group, -1)
 		gc.visited = true
 	}
 	live := e.liveLease(gc)
 	switch a.status {
 	case ackCompleted:
-		gc.cursor = a.off // wherever it was (O18)
+		gc.cursor = a.off // wherever it was
 		if gc.retries > 0 && gc.cursor >= gc.retryOff {
 			gc.retries = 0
 		}
@@ -211,7 +211,7 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 		res.LeaseReleased = e.release(gc)
 		return
 	case ackFailed:
-		// A group that never read the partition has no budget: its failed files at once (O20).
+		// A group that never read the partition has no budget: its failed files at once.
 		if !tx && !neverRead && gc.retries < gc.p.q.retryLimit {
 			gc.retries++
 			gc.retryOff = a.off
@@ -219,8 +219,8 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 			return
 		}
 	}
-	// dlq, or a failed with no budget left. The counter is not reset (O20), and 0.15 does not
-	// report the release this ack may cause (captures C3.2, C6c).
+	// dlq, or a failed with no budget left. The counter is not reset, and 0.15 does not
+	// report the release this ack may cause.
 	res.DLQ = e.fileDeadLetter(gc, a.off, a.errMsg)
 	gc.cursor = a.off
 	e.cursorMoved(gc)
@@ -229,7 +229,7 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 }
 
 // countAck counts one more ack against the group's live lease on the partition and ends
-// the hold once the count reaches the leased batch's size (O17).
+// the hold once the count reaches the leased batch's size.
 func (e v015) countAck(gc *cursorState) bool {
 	l := e.liveLease(gc)
 	if l == nil {
@@ -246,7 +246,7 @@ func (e v015) countAck(gc *cursorState) bool {
 	return true
 }
 
-// transaction is a 0.15 transaction (O23): every operation is checked first; a retry, an
+// transaction is a 0.15 transaction: every operation is checked first; a retry, an
 // unknown status or a push whose transactionId exists rolls everything back; a failed or a
 // dlq files the message at once; then the operations apply in order.
 func (e v015) transaction(txID string, ops []TxOp) TxResult {
@@ -310,7 +310,7 @@ func (e v015) checkTransaction(ops []TxOp) (acks []ack015, failed int, reason st
 }
 
 // pushRefusal is why a transaction's push item fails on 0.15: a missing queue, or a
-// transactionId its partition already holds (O23).
+// transactionId its partition already holds.
 func (e v015) pushRefusal(it *PushItem) string {
 	if it.Queue == "" {
 		return "queue is required"
@@ -332,7 +332,7 @@ func (e v015) pushRefusal(it *PushItem) string {
 	return ""
 }
 
-// seek is 0.15's seek (O16): only partitions where the group has a cursor move; a message
+// seek is 0.15's seek: only partitions where the group has a cursor move; a message
 // exactly at ts is excluded; a ts before a partition's first message puts the group back at its
 // original start there; leases are released and retry counters kept. An unknown queue moves
 // nothing.

@@ -4,7 +4,7 @@ import (
 	"time"
 )
 
-// The group reads of a 0.15 broker (O32–O34). What differs from 2.0's:
+// The group reads of a 0.15 broker. What differs from 2.0's:
 //
 //   - a group is seen only where it has a cursor row: a partition a pop or a seek of the group
 //     placed a cursor in, or, for a "new" or time start, every partition that had messages when
@@ -38,7 +38,7 @@ func lastConsumed015(gc *cursorState, m *groupMeta) time.Time {
 }
 
 // workerID015 is the id of the group's last lease on the partition while it has not been
-// released, "" for none: 0.15 keeps an expired lease's id (O33).
+// released, "" for none: 0.15 keeps an expired lease's id.
 func workerID015(gc *cursorState) string {
 	switch {
 	case gc == nil:
@@ -52,7 +52,7 @@ func workerID015(gc *cursorState) string {
 }
 
 // ConsumerGroups015 answers 0.15's group list: every queue, members and lag over the cursor
-// rows, maxTimeLag the age of the newest owed message (O32).
+// rows, maxTimeLag the age of the newest owed message.
 func (e *Engine) ConsumerGroups015() []GroupSummary {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -100,7 +100,7 @@ func groupSummary015(q *queue, group string, now time.Time) (GroupSummary, bool)
 }
 
 // ConsumerGroup015 answers 0.15's group detail: every queue, only the partitions with a cursor
-// row (O33); ErrGroupNotFound when there is none.
+// row; ErrGroupNotFound when there is none.
 func (e *Engine) ConsumerGroup015(group string) (GroupDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -135,7 +135,7 @@ func (e *Engine) ConsumerGroup015(group string) (GroupDetail, error) {
 }
 
 // Lagging015 answers 0.15's lagging list: the cursor rows owing a message whose time lag is
-// above minLagSeconds, which may be negative; no filters (O34).
+// above minLagSeconds, which may be negative; no filters.
 func (e *Engine) Lagging015(minLagSeconds int64) []LaggingEntry {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -164,7 +164,7 @@ func (e *Engine) Lagging015(minLagSeconds int64) []LaggingEntry {
 }
 
 // Message015 answers 0.15's message detail: only the groups with a cursor row in the
-// message's partition are listed (O36).
+// message's partition are listed.
 func (e *Engine) Message015(partitionID, transactionID string) (MessageDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -4,7 +4,7 @@ import (
 	"strconv"
 )
 
-// Configure creates or reconfigures a queue (R5). Options are replaced, not merged.
+// Configure creates or reconfigures a queue. Options are replaced, not merged.
 func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
 	e.mu.Lock()
 	defer e.unlock()

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// lagging is the time lag above which a group summary's state is Lagging (R161).
+// lagging is the time lag above which a group summary's state is Lagging.
 const lagging = 300
 
-// ConsumerGroups answers one summary per (attached group, queue), by group then queue name
-// (R160, R161). A queue other than "" keeps that queue's entries.
+// ConsumerGroups answers one summary per (attached group, queue), by group then queue name.
+// A queue other than "" keeps that queue's entries.
 func (e *Engine) ConsumerGroups(queueName string) []GroupSummary {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -91,7 +91,7 @@ func groupState(maxTimeLag int64, active bool) string {
 }
 
 // ConsumerGroup answers a group's partitions on every queue it is attached to, or on the named
-// one (R162); ErrGroupNotFound when there is none.
+// one; ErrGroupNotFound when there is none.
 func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -118,7 +118,7 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 	return out, nil
 }
 
-// isAttached reports whether the group has state on q (R154), in O(partitions).
+// isAttached reports whether the group has state on q, in O(partitions).
 func isAttached(q *queue, group string) bool {
 	if q.groups[group] != nil {
 		return true
@@ -147,14 +147,14 @@ func groupPartition(p *partition, v groupView) GroupPartition {
 	return gp
 }
 
-// LaggingQuery selects the lagging list (R163). Empty names do not filter.
+// LaggingQuery selects the lagging list. Empty names do not filter.
 type LaggingQuery struct {
 	MinLagSeconds int64
 	Queue, Group  string
 }
 
 // Lagging lists the (attached group, partition) pairs whose time lag is above MinLagSeconds,
-// most lagging first (R163).
+// most lagging first.
 func (e *Engine) Lagging(lq LaggingQuery) []LaggingEntry {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -203,7 +203,7 @@ func sortLagging(list []LaggingEntry) {
 	})
 }
 
-// hours is seconds / 3600 rounded half up to 2 decimals (R163).
+// hours is seconds / 3600 rounded half up to 2 decimals.
 func hours(seconds int64) float64 {
 	return math.Floor(float64(seconds)/36+0.5) / 100
 }

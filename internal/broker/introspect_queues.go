@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// QueueFilter selects and pages the queue list (R158). Empty labels do not filter.
+// QueueFilter selects and pages the queue list. Empty labels do not filter.
 type QueueFilter struct {
 	Namespace, Task string
 	Limit, Offset   int
 }
 
-// Queues answers the queue list (R158): newest first, each with its R157 counts.
+// Queues answers the queue list: newest first, each with its counts, those of its slowest
+// group in each partition.
 func (e *Engine) Queues(f QueueFilter) QueueList {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -47,7 +48,7 @@ func queueCounts(q *queue, now time.Time) partitionCounts {
 	return sum
 }
 
-// QueueDetail answers one queue's detail (R159), or ErrQueueNotFound.
+// QueueDetail answers one queue's detail, or ErrQueueNotFound.
 func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -99,14 +100,14 @@ func (c partitionCounts) counts() Counts {
 	}
 }
 
-// partitionsByName is q's partitions in byte order of their names (R159, R162).
+// partitionsByName is q's partitions in byte order of their names.
 func partitionsByName(q *queue) []*partition {
 	parts := slices.Clone(q.parts)
 	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
 	return parts
 }
 
-// intOption is a stored option when it is a JSON integer, else nil (R159).
+// intOption is a stored option when it is a JSON integer, else nil.
 func (q *queue) intOption(key string) *int64 {
 	raw, ok := q.options[key]
 	if !ok {
@@ -142,7 +143,7 @@ func (q *queue) storedOptions() map[string][]byte {
 	return out
 }
 
-// Overview answers the broker-wide overview (R170).
+// Overview answers the broker-wide overview.
 func (e *Engine) Overview() Overview {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -175,7 +176,7 @@ func (e *Engine) Overview() Overview {
 	return o
 }
 
-// lagStats: min, max, the average rounded down and the lower median; all 0 for none (R170).
+// lagStats: min, max, the average rounded down and the lower median; all 0 for none.
 func lagStats(values []int64) LagStats {
 	if len(values) == 0 {
 		return LagStats{}
@@ -191,7 +192,7 @@ func lagStats(values []int64) LagStats {
 	}
 }
 
-// perSecond divides a count over the rate window, rounded half up to 2 decimals (R170).
+// perSecond divides a count over the rate window, rounded half up to 2 decimals.
 func perSecond(n int64) float64 {
 	return math.Floor(float64(n)*100/rateWindow+0.5) / 100
 }

@@ -2,7 +2,7 @@ package broker
 
 import "time"
 
-// Seek moves a group's cursors on a queue to ts, or to the end (R110–R115).
+// Seek moves a group's cursors on a queue to ts, or to the end.
 func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
 	e.mu.Lock()
 	defer e.unlock()
@@ -32,14 +32,14 @@ func (e v20) seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, er
 	for _, p := range q.parts {
 		gc := p.groups[group]
 		gc.visited = true
-		e.release(gc) // the in-flight batch is abandoned, not acked (R111)
+		e.release(gc) // the in-flight batch is abandoned, not acked
 		if toEnd {
 			gc.cursor = p.lastOffset()
 		} else {
-			gc.cursor = p.firstAtOrAfter(ts) - 1 // before the first message: read from it (R115)
+			gc.cursor = p.firstAtOrAfter(ts) - 1 // before the first message: read from it
 		}
 		gc.retries = 0
-		e.clearExpired(gc) // the seek takes what an expired lease left (R151)
+		e.clearExpired(gc) // the seek takes what an expired lease left
 		e.refresh(gc)
 	}
 	e.wakeGroup(q.name, group)

@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Transaction applies ack and push operations all or nothing (R126–R130): every operation is
+// Transaction applies ack and push operations all or nothing: every operation is
 // checked against the state first, and only then is anything applied.
 func (e *Engine) Transaction(ops []TxOp) TxResult {
 	e.mu.Lock()
@@ -21,7 +21,7 @@ func (e v20) transaction(txID string, ops []TxOp) TxResult {
 		return rollback(txID, failed, reason)
 	}
 	acks, accepted := plan.acks, plan.accepted
-	// Acks apply together like one batch ack (R128), then the pushes in order.
+	// Acks apply together like one batch ack, then the pushes in order.
 	e.applyAcks(accepted, acks)
 	entries := make([]TxEntry, 0, len(ops))
 	ackN := 0
@@ -49,7 +49,7 @@ func (e v20) transaction(txID string, ops []TxOp) TxResult {
 
 // RefuseTransaction answers a transaction whose operation op could not be read (malformed push
 // items): it rolls back at the first operation before op that the state refuses, else at op
-// with reason, so the error names the first failure in request order (R127). Nothing is
+// with reason, so the error names the first failure in request order. Nothing is
 // applied.
 func (e *Engine) RefuseTransaction(ops []TxOp, op int, reason string) TxResult {
 	e.mu.Lock()

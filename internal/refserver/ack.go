@@ -7,14 +7,14 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleAck answers POST /api/v1/ack with an array of one ack result (R66, R74, R75).
+// handleAck answers a single ack with an array of one ack result.
 func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 	item, err := readAck(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	if item.TransactionID == "" && item.PartitionID == "" { // R78: a request-level fault
+	if item.TransactionID == "" && item.PartitionID == "" { // a request-level fault
 		WriteError(w, http.StatusBadRequest, "transactionId and partitionId are required")
 		return
 	}
@@ -22,15 +22,14 @@ func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ackAnswer(results))
 }
 
-// handleAckBatch answers POST /api/v1/ack/batch with one result per item, in array order
-// (R82–R89).
+// handleAckBatch answers a batch ack with one result per item, in array order.
 func (s *Server) handleAckBatch(w http.ResponseWriter, r *http.Request) {
 	items, err := readAckBatch(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	if len(items) == 0 { // R87
+	if len(items) == 0 { // an empty batch acks nothing
 		writeBody(w, http.StatusOK, []byte("[]"))
 		return
 	}
@@ -74,10 +73,9 @@ func readAckBatch(w http.ResponseWriter, r *http.Request) ([]broker.AckItem, err
 	return items, nil
 }
 
-// decodeAckItem reads one ack's fields, checking only their JSON types (R86, R131): missing
-// ids and unknown statuses are per-item refusals the engine reports (R76, R78). The group is
-// the batch's when it names one, else the item's; the engine takes none as queue mode (R23,
-// R66, R82).
+// decodeAckItem reads one ack's fields, checking only their JSON types: missing
+// ids and unknown statuses are per-item refusals the engine reports. The group is
+// the batch's when it names one, else the item's; the engine takes none as queue mode.
 // Errors name the field as path[index].field, or just field when index < 0.
 func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem, error) {
 	var it broker.AckItem
@@ -97,7 +95,7 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 		case "error":
 			dst = &it.Error
 		default:
-			continue // unknown fields are ignored (§2.1)
+			continue // unknown fields are ignored
 		}
 		s, _, err := rawString(f.Val, f.Key)
 		if err != nil {
@@ -114,7 +112,7 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 	return it, nil
 }
 
-// ackAnswer is §2.3's ack results; a missing reason or partition is null.
+// ackAnswer is the ack results; a missing reason or partition is null.
 func ackAnswer(results []broker.AckResult) []wire.AckResult {
 	out := make([]wire.AckResult, len(results))
 	for i := range results {

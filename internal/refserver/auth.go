@@ -8,12 +8,13 @@ import (
 	"github.com/queenmq/queen-go/internal/route"
 )
 
-// requireToken answers 401 to /api/v1 requests without "Authorization: Bearer <token>" (R132).
+// requireToken answers 401, with no effect, to API requests without "Authorization: Bearer
+// <token>"; the scheme name is case-insensitive, and /health stays open.
 func requireToken(token string, next http.Handler) http.Handler {
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if route.IsAPI(r.URL.Path) && !bearerMatches(r.Header.Get("Authorization"), want) {
-			w.Header().Set("WWW-Authenticate", "Bearer") // R152
+			w.Header().Set("WWW-Authenticate", "Bearer") // says which scheme to retry with
 			WriteError(w, http.StatusUnauthorized, "Authentication required")
 			return
 		}

@@ -36,7 +36,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// readObject reads a request body that must be a JSON object (R131).
+// readObject reads a request body that must be a JSON object.
 func readObject(w http.ResponseWriter, r *http.Request) (object, error) {
 	body, err := readBody(w, r)
 	if err != nil {
@@ -46,7 +46,7 @@ func readObject(w http.ResponseWriter, r *http.Request) (object, error) {
 }
 
 // object is a JSON object split into raw members, so a field's absence, a null and a value
-// of the wrong JSON type can be told apart (R131: null counts as absent). Its values alias
+// of the wrong JSON type can be told apart (a null counts as absent). Its values alias
 // the request body: copy what outlives the request.
 type object []member
 
@@ -173,7 +173,7 @@ func badRequest(format string, args ...any) error {
 	return &badRequestError{msg: fmt.Sprintf(format, args...)}
 }
 
-// decodeObject parses a required JSON object body (R131).
+// decodeObject parses a required JSON object body.
 func decodeObject(body []byte) (object, error) {
 	trimmed := trimJSONSpace(body)
 	if len(trimmed) == 0 {
@@ -242,7 +242,7 @@ func (o object) integer(name string) (n int64, ok bool, err error) {
 	if len(raw) == 0 || isNull(raw) {
 		return 0, false, nil
 	}
-	n, ok = parseInteger(string(raw)) // JSON's integer literals are R39's integers
+	n, ok = parseInteger(string(raw)) // JSON's integer literals are a query's integers too
 	if !ok {
 		return 0, false, badRequest("%s must be an integer, got %s", name, clip(raw))
 	}

@@ -6,8 +6,8 @@ import (
 )
 
 // canonicalPaths answers 404 to a path that is not in canonical form: an empty segment ("//"
-// or a trailing "/"), or a "." or ".." segment (R148). http.ServeMux would otherwise answer
-// such a path with a redirect to its cleaned form, so that "/api/v1/consumer-groups/.." could
+// or a trailing "/"), or a "." or ".." segment. http.ServeMux would otherwise answer
+// such a path with a redirect to its cleaned form, so that a group path ending in ".." could
 // reach another route. Percent-escaped dots stay inside their segment and are names, which
 // the routes check.
 func canonicalPaths(next http.Handler) http.Handler {

@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// 0.15's refusals of a whole ack request, word for word (captures B4, B4b, B4c, B4e; O19).
+// 0.15's refusals of a whole ack request, word for word.
 const (
 	errTransactionIDRequired015 = "transactionId is required"
 	errPartitionIDRequired015   = "partitionId is required to ensure message uniqueness"
@@ -35,7 +35,7 @@ func (s *Server) handleAck015(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleAckBatch015 answers a batch ack as 0.15 does; an empty acknowledgments array is never
-// answered (O19).
+// answered.
 func (s *Server) handleAckBatch015(w http.ResponseWriter, r *http.Request) {
 	items, err := readAckBatch(w, r)
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Server) handleAckBatch015(w http.ResponseWriter, r *http.Request) {
 }
 
 // applyAcks015 applies validated items. One partitionId that is not a UUID fails the whole merged
-// SQL call (O6, capture B3b).
+// SQL call.
 func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	for _, it := range items {
 		if !names.IsUUID(it.PartitionID) {
@@ -76,7 +76,7 @@ func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	writeJSON(w, http.StatusOK, ackAnswer(results))
 }
 
-// handleExtend015 answers a lease extension as 0.15 does (O22): seconds defaults to 60, a
+// handleExtend015 answers a lease extension as 0.15 does: seconds defaults to 60, a
 // non-numeric one is a 500, and expiresAt has milliseconds.
 func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
 	leaseID := r.PathValue("leaseId")

@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleConfigure015 answers a configure as 0.15 does (O21): every option is echoed, what the
+// handleConfigure015 answers a configure as 0.15 does: every option is echoed, what the
 // request leaves out at its 0.15 default (leaseTime 300, deadLetterQueue false, which the
 // engine then ignores: dead letters are filed whatever it says).
 func (s *Server) handleConfigure015(w http.ResponseWriter, r *http.Request) {
@@ -39,7 +39,7 @@ func (s *Server) handleConfigure015(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// handleDLQList015 lists dead letters as 0.15 does (O24): each entry's id is its message's id;
+// handleDLQList015 lists dead letters as 0.15 does: each entry's id is its message's id;
 // there is no messageId and no total; partition, from and to are ignored; limit caps nothing
 // and an offset above 0 lists nothing.
 func (s *Server) handleDLQList015(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +68,7 @@ func (s *Server) handleDLQList015(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// handleSeek015 answers a seek as 0.15 does (O16): an unparsable timestamp is a 200 failure,
+// handleSeek015 answers a seek as 0.15 does: an unparsable timestamp is a 200 failure,
 // a non-string one a 500, and an unknown queue moves nothing.
 func (s *Server) handleSeek015(w http.ResponseWriter, r *http.Request) {
 	group, queue := r.PathValue("group"), r.PathValue("queue")
@@ -109,7 +109,7 @@ func (s *Server) handleSeek015(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// handleDeleteGroup015 deletes a group as 0.15 does (O29): an unknown one is a 200 with
+// handleDeleteGroup015 deletes a group as 0.15 does: an unknown one is a 200 with
 // deletedPartitions 0.
 func (s *Server) handleDeleteGroup015(w http.ResponseWriter, r *http.Request) {
 	group, queue := r.PathValue("group"), r.PathValue("queue")
@@ -128,7 +128,7 @@ func (s *Server) handleDeleteGroup015(w http.ResponseWriter, r *http.Request) {
 		MetadataDeleted: deleteMetadata, QueueName: queue, Success: true})
 }
 
-// handleDeleteQueue015 deletes a queue as 0.15 does (O29): an unknown one is a 200 with
+// handleDeleteQueue015 deletes a queue as 0.15 does: an unknown one is a 200 with
 // existed false.
 func (s *Server) handleDeleteQueue015(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")

@@ -1,6 +1,6 @@
 package refserver
 
-// The introspection routes as 0.15 answers them (O30–O41). What differs from 2.0:
+// The introspection routes as 0.15 answers them. What differs from 2.0:
 //
 //   - every database-backed answer is a 200, errors included, and a query that found nothing
 //     is an empty body;
@@ -45,7 +45,7 @@ func writeSQLError015(w http.ResponseWriter, msg string) {
 }
 
 // rawValue is the segment of the path that stands for {name} in rt's pattern, as sent: 0.15
-// does not percent-decode them, so an escaped name finds nothing (O37).
+// does not percent-decode them, so an escaped name finds nothing.
 func rawValue(r *http.Request, rt route.Route, name string) string {
 	segs := strings.Split(r.URL.EscapedPath(), "/")
 	for i, p := range strings.Split(rt.Pattern, "/") {
@@ -56,7 +56,7 @@ func rawValue(r *http.Request, rt route.Route, name string) string {
 	return ""
 }
 
-// laxInt015 reads an integer as 0.15 does: absent or unparsable is the default (O40, O35).
+// laxInt015 reads an integer as 0.15 does: absent or unparsable is the default.
 func laxInt015(v url.Values, name string, def int) int {
 	n, err := strconv.Atoi(v.Get(name))
 	if err != nil {
@@ -100,7 +100,7 @@ func (s *Server) handleQueueList015(w http.ResponseWriter, r *http.Request) {
 	writeWire(w, out)
 }
 
-// counts015 are the counts as 0.15 reports them: its statistics never count failed (O31).
+// counts015 are the counts as 0.15 reports them: its statistics never count failed.
 func counts015(c broker.Counts) wire.Counts015 {
 	return wire.Counts015{Total: c.Total, Pending: c.Pending, Processing: c.Processing, Completed: c.Completed, DeadLetter: c.DeadLetter}
 }
@@ -183,7 +183,7 @@ func (s *Server) handleGroupDetail015(w http.ResponseWriter, r *http.Request) {
 	writeWire(w, out)
 }
 
-// errStoi is std::stoi's failure, which 0.15 answers as a real 500 (O30).
+// errStoi is std::stoi's failure, which 0.15 answers as a real 500.
 var errStoi = errors.New("stoi")
 
 // stoi parses as C++'s std::stoi: leading spaces, a sign, then at least one digit; whatever
@@ -234,7 +234,7 @@ func (s *Server) handleLagging015(w http.ResponseWriter, r *http.Request) {
 }
 
 // browseWindow015 is 0.15's time window: from defaults to an hour ago, and to is rounded up to
-// the end of its minute (O35). A time PostgreSQL cannot read is its error message.
+// the end of its minute. A time PostgreSQL cannot read is its error message.
 func browseWindow015(v url.Values, now time.Time) (from time.Time, to *time.Time, sqlErr string) {
 	from = now.Add(-time.Hour)
 	if raw := v.Get("from"); raw != "" {
@@ -340,7 +340,7 @@ func modeType015(queueMode bool, busGroups int64) string {
 	return "none"
 }
 
-// entry015 is a browsed message without its offset and payload (O35).
+// entry015 is a browsed message without its offset and payload.
 func entry015(e *broker.MessageEntry) wire.MessageEntry015 {
 	return wire.MessageEntry015{
 		ID: e.ID, TransactionID: e.TransactionID, PartitionID: e.PartitionID, Partition: e.Partition,

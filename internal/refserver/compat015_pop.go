@@ -11,7 +11,7 @@ import (
 )
 
 // handlePop015 is a pop as 0.15 serves it: lax parameters, every answer a 200, and an empty
-// pop told by its body (O2).
+// pop told by its body.
 func (s *Server) handlePop015(w http.ResponseWriter, r *http.Request) {
 	req := popTarget(r)
 	q, err := parseQuery(r)
@@ -31,10 +31,10 @@ func (s *Server) handlePop015(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, popAnswer015(&req, &res))
 }
 
-// popTimeoutCap015 bounds a long poll; 0.15 caps none (O11), but a wait must end.
+// popTimeoutCap015 bounds a long poll; 0.15 caps none, but a wait must end.
 const popTimeoutCap015 = time.Hour
 
-// parsePopRequest015 reads the pop parameters as 0.15 does (O9, O11–O15): leaseSeconds,
+// parsePopRequest015 reads the pop parameters as 0.15 does: leaseSeconds,
 // autopilot and conflation are ignored; batch defaults to 1; an unparsable integer takes its
 // default and a boolean is true only for true or 1; the default start is "all", and a mode
 // other than "new" (new-only included) means "all"; an unparsable subscriptionFrom is ignored.
@@ -63,7 +63,7 @@ func parsePopRequest015(q query, req *broker.PopRequest) {
 	}
 }
 
-// laxInt reads an integer parameter as 0.15 does: an absent or unparsable one is def (O13).
+// laxInt reads an integer parameter as 0.15 does: an absent or unparsable one is def.
 func (q query) laxInt(name string, def int64) int64 {
 	if n, ok := parseInteger(q.get(name)); ok {
 		return n
@@ -71,7 +71,7 @@ func (q query) laxInt(name string, def int64) int64 {
 	return def
 }
 
-// laxBool reads a boolean parameter as 0.15 does: true only for true or 1 (O13).
+// laxBool reads a boolean parameter as 0.15 does: true only for true or 1.
 func (q query) laxBool(name string, def bool) bool {
 	switch q.get(name) {
 	case "":

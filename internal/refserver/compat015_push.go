@@ -6,7 +6,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handlePush015 stores a push as 0.15 does (O7): 200 with snake_case results and no offset, a
+// handlePush015 stores a push as 0.15 does: 200 with snake_case results and no offset, a
 // duplicate without partition_id and trace_id, and a real 201 [] for an empty items array.
 func (s *Server) handlePush015(w http.ResponseWriter, r *http.Request) {
 	items, err := readPush(w, r)

@@ -6,7 +6,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleTransaction015 answers a transaction as 0.15 does (O23): push entries without status
+// handleTransaction015 answers a transaction as 0.15 does: push entries without status
 // or offset, and a rollback as 200 {"error","success":false}.
 func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
 	res, err := s.transact(w, r)

@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleConfigure answers POST /api/v1/configure (R5).
+// handleConfigure creates or reconfigures a queue, echoing every option.
 func (s *Server) handleConfigure(w http.ResponseWriter, r *http.Request) {
 	req, err := decodeConfigure(w, r)
 	if err != nil {

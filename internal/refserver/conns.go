@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Connection bounds (R149): no client may hold a connection, or the broker's descriptors,
+// Connection bounds: no client may hold a connection, or the broker's descriptors,
 // beyond them.
 const (
 	defaultMaxConns      = 4096
@@ -63,7 +63,7 @@ func (c *limitedConn) Close() error {
 	return err
 }
 
-// bodyDeadline gives a request's body d after its headers to arrive (R149); a body that is
+// bodyDeadline gives a request's body d after its headers to arrive; a body that is
 // late fails its read, the handler answers, and the connection is closed. The deadline is
 // lifted once the body is read, so a handler's own time (a long poll) is not bounded by it.
 func bodyDeadline(d time.Duration, next http.Handler) http.Handler {

@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleSeek answers POST /api/v1/consumer-groups/{group}/queues/{queue}/seek (R110–R115).
+// handleSeek moves a group's cursors on a queue to a time, or to the end.
 func (s *Server) handleSeek(w http.ResponseWriter, r *http.Request) {
 	group, queue := r.PathValue("group"), r.PathValue("queue")
 	if err := checkSeekNames(group, queue); err != nil {
@@ -38,7 +38,7 @@ func (s *Server) handleSeek(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// decodeSeek reads exactly one of a string timestamp or "toEnd":true (R112, R113).
+// decodeSeek reads exactly one of a string timestamp or "toEnd":true.
 func decodeSeek(w http.ResponseWriter, r *http.Request) (toEnd bool, ts time.Time, err error) {
 	o, err := readObject(w, r)
 	if err != nil {
@@ -61,12 +61,12 @@ func decodeSeek(w http.ResponseWriter, r *http.Request) (toEnd bool, ts time.Tim
 	return toEnd, ts, nil
 }
 
-// handleDeleteGroup answers DELETE /api/v1/consumer-groups/{group} (R143).
+// handleDeleteGroup deletes a group on every queue.
 func (s *Server) handleDeleteGroup(w http.ResponseWriter, r *http.Request) {
 	s.deleteGroup(w, r, "")
 }
 
-// handleDeleteGroupOnQueue answers DELETE /api/v1/consumer-groups/{group}/queues/{queue} (R143).
+// handleDeleteGroupOnQueue deletes a group on one queue.
 func (s *Server) handleDeleteGroupOnQueue(w http.ResponseWriter, r *http.Request) {
 	s.deleteGroup(w, r, r.PathValue("queue"))
 }

@@ -9,7 +9,7 @@ import (
 
 const defaultDLQLimit = 100
 
-// handleDLQList answers GET /api/v1/dlq (R98).
+// handleDLQList answers the dead-letter list.
 func (s *Server) handleDLQList(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -63,7 +63,7 @@ func parseDLQQuery(q query) (dq broker.DLQQuery, limit, offset int64, err error)
 	return dq, limit, offset, nil
 }
 
-// deadLetterAnswer is §2.3's dead letter.
+// deadLetterAnswer is one dead letter as the list answers it.
 func deadLetterAnswer(d *broker.DeadLetter) wire.DeadLetter {
 	data := wire.Value(d.Data)
 	if len(data) == 0 {
@@ -75,7 +75,7 @@ func deadLetterAnswer(d *broker.DeadLetter) wire.DeadLetter {
 		CreatedAt: wire.At(d.CreatedAt), FailedAt: wire.At(d.FailedAt)}
 }
 
-// handleDLQReplay answers POST /api/v1/dlq/{id}/replay (R99, R100).
+// handleDLQReplay pushes a dead letter back and forgets it.
 func (s *Server) handleDLQReplay(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	res, err := s.engine.Replay(id)
@@ -93,7 +93,7 @@ func (s *Server) handleDLQReplay(w http.ResponseWriter, r *http.Request) {
 		PartitionID: res.PartitionID, Offset: &res.Offset})
 }
 
-// handleDLQDelete answers DELETE /api/v1/dlq/{id} (R101).
+// handleDLQDelete forgets a dead letter.
 func (s *Server) handleDLQDelete(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if err := s.engine.DeleteDeadLetter(id); err != nil {

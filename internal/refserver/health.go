@@ -11,7 +11,7 @@ import (
 const modulePath = "github.com/queenmq/queen-go"
 
 // moduleVersion is the version of the queen-go module this broker was built from, "(devel)"
-// when the build does not say (R169).
+// when the build does not say.
 var moduleVersion = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -28,7 +28,7 @@ var moduleVersion = sync.OnceValue(func() string {
 	return "(devel)"
 })
 
-// handleHealth answers GET /health, open even with a token (R132, R169).
+// handleHealth answers GET /health, open even with a token.
 func handleHealth(w http.ResponseWriter, _ *http.Request) {
 	writeWire(w, wire.Health{
 		Database: "memory", Server: "queen-go reference broker", Status: "healthy", Version: moduleVersion(),

@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleGroupList answers GET /api/v1/consumer-groups (R160, R161).
+// handleGroupList answers the group list: one entry per group and queue.
 func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -39,7 +39,7 @@ func groupSummaryAnswer(g *broker.GroupSummary) wire.GroupSummary {
 	return out
 }
 
-// handleGroupDetail answers GET /api/v1/consumer-groups/{group} (R162).
+// handleGroupDetail answers a group's partitions, by queue.
 func (s *Server) handleGroupDetail(w http.ResponseWriter, r *http.Request) {
 	group, err := pathName(r, "group", "group")
 	if err != nil {
@@ -78,7 +78,7 @@ func (s *Server) handleGroupDetail(w http.ResponseWriter, r *http.Request) {
 	writeWire(w, out)
 }
 
-// handleLagging answers GET /api/v1/consumer-groups/lagging (R163).
+// handleLagging answers the lagging list.
 func (s *Server) handleLagging(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {

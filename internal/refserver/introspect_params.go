@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// The read routes' parameters (R171): each bad one answers 400 "<parameter> <why>".
+// The read routes' parameters: each bad one answers 400 "<parameter> <why>".
 
 // readInt reads an integer parameter in [lo, hi]; beyond int64 it saturates, so a huge offset
 // is valid and a huge limit is out of range.
@@ -33,7 +33,7 @@ func (q query) offset() (int, error) {
 	return int(min(n, maxInt32)), err
 }
 
-// readBool reads true/1 or false/0 (R39).
+// readBool reads true/1 or false/0.
 func (q query) readBool(name string, def bool) (bool, error) {
 	switch q.get(name) {
 	case "":
@@ -46,7 +46,7 @@ func (q query) readBool(name string, def bool) (bool, error) {
 	return false, badRequest("%s must be a boolean", name)
 }
 
-// readTime reads an optional RFC 3339 time (§2.1's read timestamps).
+// readTime reads an optional RFC 3339 time, with or without fractions, Z or an offset.
 func (q query) readTime(name string) (*time.Time, error) {
 	s := q.get(name)
 	if s == "" {
@@ -59,7 +59,7 @@ func (q query) readTime(name string) (*time.Time, error) {
 	return &t, nil
 }
 
-// readName reads an optional queue, partition or group name parameter (R144).
+// readName reads an optional queue, partition or group name parameter.
 func (q query) readName(name string) (string, error) {
 	s := q.get(name)
 	if s == "" {
@@ -68,7 +68,7 @@ func (q query) readName(name string) (string, error) {
 	return s, checkName(name, s)
 }
 
-// pathName reads a name path segment (percent-decoded, §2.1) and checks it (R144).
+// pathName reads a name path segment (percent-decoded) and checks it.
 func pathName(r *http.Request, segment, field string) (string, error) {
 	s := r.PathValue(segment)
 	return s, checkName(field, s)

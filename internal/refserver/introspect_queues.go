@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleQueueList answers the queue list (R158).
+// handleQueueList answers the queue list.
 func (s *Server) handleQueueList(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -44,7 +44,7 @@ func queueListAnswer(list broker.QueueList, f broker.QueueFilter) wire.QueueList
 	return out
 }
 
-// handleQueueDetail answers one queue's detail (R159).
+// handleQueueDetail answers one queue's detail.
 func (s *Server) handleQueueDetail(w http.ResponseWriter, r *http.Request) {
 	name, err := pathName(r, "queue", "queue")
 	if err != nil {
@@ -94,7 +94,7 @@ func counts(c broker.Counts) wire.Counts {
 		Completed: c.Completed, Failed: c.Failed, DeadLetter: c.DeadLetter}
 }
 
-// handleOverview answers the broker-wide overview (R170).
+// handleOverview answers the broker-wide overview.
 func (s *Server) handleOverview(w http.ResponseWriter, _ *http.Request) {
 	o := s.engine.Overview()
 	writeWire(w, wire.Overview{

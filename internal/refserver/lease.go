@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleExtend answers POST /api/v1/lease/{leaseId}/extend (R61–R65).
+// handleExtend renews a lease.
 func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	leaseID := r.PathValue("leaseId")
 	o, err := readObject(w, r)
@@ -27,7 +27,7 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))
 		return
 	}
-	seconds = min(seconds, maxLeaseSeconds) // any positive integer is valid (R65)
+	seconds = min(seconds, maxLeaseSeconds) // any positive integer is valid
 	res := s.engine.Extend(leaseID, int(seconds))
 	if res.LeaseID == "" {
 		res.LeaseID = leaseID
@@ -35,7 +35,7 @@ func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, extendAnswer(&res))
 }
 
-// extendAnswer is §2.3's one-element extend array; a refusal has a null expiresAt.
+// extendAnswer is the one-element extend array; a refusal has a null expiresAt.
 func extendAnswer(res *broker.ExtendResult) []wire.ExtendResult {
 	return []wire.ExtendResult{{LeaseID: res.LeaseID, Success: res.Success, Error: nullable(res.Error),
 		ExpiresAt: wire.AtOrNil(res.ExpiresAt)}}

@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleMessages answers GET /api/v1/messages, a browse that leases nothing (R164–R167).
+// handleMessages answers a browse of a queue's messages, which leases nothing.
 func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -45,7 +45,7 @@ func messageEntry(e *broker.MessageEntry) wire.MessageEntry {
 	}
 }
 
-// parseBrowse validates every browse parameter (R164, R171), in the order the route lists them.
+// parseBrowse validates every browse parameter, in the order the route lists them.
 func parseBrowse(q query) (bq broker.BrowseQuery, err error) {
 	if q.get("queue") == "" {
 		return bq, badRequest("queue is required")
@@ -102,7 +102,7 @@ func parseBrowse(q query) (bq broker.BrowseQuery, err error) {
 	return bq, nil
 }
 
-// handleMessage answers GET /api/v1/messages/{partitionId}/{transactionId} (R168).
+// handleMessage answers one message's detail.
 func (s *Server) handleMessage(w http.ResponseWriter, r *http.Request) {
 	d, err := s.engine.Message(r.PathValue("partitionId"), r.PathValue("transactionId"))
 	if err != nil {

@@ -2,7 +2,7 @@ package refserver
 
 import "github.com/queenmq/queen-go/internal/names"
 
-// checkName refuses a queue, partition or consumer-group name that breaks R144, naming the
+// checkName refuses a queue, partition or consumer-group name that breaks the name rule, naming the
 // field and the rule. Every route that takes a name calls it (or checkOptionalName) before
 // the engine sees the request, so a refused name leaves no state behind.
 func checkName(field, name string) error {

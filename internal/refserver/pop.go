@@ -11,12 +11,12 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handlePop answers a pop of a queue (R20), or of one of its partitions (R21).
+// handlePop answers a pop of a queue, or of one of its partitions.
 func (s *Server) handlePop(w http.ResponseWriter, r *http.Request) {
 	s.pop(w, r, popTarget(r))
 }
 
-// handlePopDiscovery answers a pop by namespace and task (R22).
+// handlePopDiscovery answers a pop by namespace and task.
 func (s *Server) handlePopDiscovery(w http.ResponseWriter, r *http.Request) {
 	s.pop(w, r, broker.PopRequest{Discovery: true})
 }
@@ -38,7 +38,7 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	res, err := s.engine.Pop(r.Context(), req)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return // the client left; the engine leased nothing (R142)
+			return // the client left; the engine leased nothing
 		}
 		writeFailure(w, err)
 		return
@@ -53,12 +53,12 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	}
 }
 
-// parsePopRequest validates every pop parameter on every pop route (R39), whether or not it
+// parsePopRequest validates every pop parameter on every pop route, whether or not it
 // has an effect there.
 func parsePopRequest(q query, req *broker.PopRequest) error {
 	if req.Discovery {
 		req.Namespace, req.Task = q.get("namespace"), q.get("task")
-		if req.Namespace == "" && req.Task == "" { // R22
+		if req.Namespace == "" && req.Task == "" { // a discovery pop needs a label to look by
 			return badRequest("namespace or task is required for a discovery pop")
 		}
 	} else if req.Queue == "" {
@@ -72,19 +72,19 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 	if err := checkOptionalName("consumerGroup", req.Group); err != nil {
 		return err
 	}
-	batch, err := q.intIn("batch", 1, maxInt, 0, "must be a positive integer") // R30
+	batch, err := q.intIn("batch", 1, maxInt, 0, "must be a positive integer")
 	if err != nil {
 		return err
 	}
-	partitions, err := q.intIn("partitions", 1, 64, 0, "must be an integer from 1 to 64") // R33
+	partitions, err := q.intIn("partitions", 1, 64, 0, "must be an integer from 1 to 64")
 	if err != nil {
 		return err
 	}
-	timeout, err := q.intIn("timeout", 0, 60000, 30000, "must be an integer from 0 to 60000 (milliseconds)") // R25, R26
+	timeout, err := q.intIn("timeout", 0, 60000, 30000, "must be an integer from 0 to 60000 (milliseconds)")
 	if err != nil {
 		return err
 	}
-	lease, err := q.intIn("leaseSeconds", 1, maxInt, 0, "must be a positive integer") // R35
+	lease, err := q.intIn("leaseSeconds", 1, maxInt, 0, "must be a positive integer")
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 	switch mode := q.get("subscriptionMode"); mode {
 	case "", "new", "all":
 		req.SubscriptionMode = mode
-	default: // new-only included (R106)
+	default: // new-only included
 		return badRequest("subscriptionMode must be new or all, got %q", mode)
 	}
 	if q.get("subscriptionFrom") == "now" {
@@ -120,10 +120,10 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 }
 
 // maxLeaseSeconds is the longest lease a time.Duration holds (about 292 years); a longer
-// leaseSeconds is still a positive integer (R35), so it is clamped rather than refused.
+// leaseSeconds is still a positive integer, so it is clamped rather than refused.
 const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
 
-// popAnswer is §2.3's pop result. The group is named in full, __QUEUE_MODE__ included.
+// popAnswer is the pop result. The group is named in full, __QUEUE_MODE__ included.
 func popAnswer(res *broker.PopResult) wire.PopAnswer {
 	group := res.ConsumerGroup
 	if group == "" {

@@ -10,8 +10,8 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handlePush answers POST /api/v1/push: 201 with one result per item (R10), or 400 with
-// nothing stored (R11, R12).
+// handlePush answers a push: 201 with one result per item, or 400 with
+// nothing stored.
 func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 	items, err := readPush(w, r)
 	if err != nil {
@@ -34,7 +34,7 @@ func readPush(w http.ResponseWriter, r *http.Request) ([]broker.PushItem, error)
 	return decodePushItems(o.raw("items"), "items")
 }
 
-// decodePushItems validates an items array all or nothing (R11, R12); path names it in errors.
+// decodePushItems validates an items array all or nothing; path names it in errors.
 func decodePushItems(raw wire.Value, path string) ([]broker.PushItem, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("items array is required")
@@ -55,7 +55,7 @@ func decodePushItems(raw wire.Value, path string) ([]broker.PushItem, error) {
 	return items, nil
 }
 
-// decodePushItem checks one item; the first two texts are 0.15's, word for word (R11).
+// decodePushItem checks one item; the first two texts are 0.15's, word for word.
 func decodePushItem(o object, it *broker.PushItem, path string, index int) error {
 	at := path + "[" + strconv.Itoa(index) + "]"
 	queue, ok, err := o.str("queue")
@@ -89,14 +89,14 @@ func decodePushItem(o object, it *broker.PushItem, path string, index int) error
 		it.TraceID = trace
 	}
 	if p, ok := o.get("payload"); ok {
-		// Any JSON value, null included; absent is stored as {} (R12). Copied, so the stored
+		// Any JSON value, null included; absent is stored as {}. Copied, so the stored
 		// message does not pin the whole request body.
 		it.Payload = bytes.Clone(p)
 	}
 	return nil
 }
 
-// pushAnswer is §2.3's push results: all eight keys, for queued and duplicate.
+// pushAnswer is the push results: all eight keys, for queued and duplicate alike.
 func pushAnswer(results []broker.PushResult) []wire.PushResult {
 	out := make([]wire.PushResult, len(results))
 	for i := range results {

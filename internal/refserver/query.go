@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// query reads URL query parameters by R39: values are URL-decoded, an absent or empty
+// query reads URL query parameters: values are URL-decoded, an absent or empty
 // parameter takes its default, and a repeated one counts its first value.
 type query url.Values
 
@@ -29,7 +29,7 @@ func (q query) get(name string) string {
 	return ""
 }
 
-// integer parses an optional '-' and decimal digits; anything else is non-numeric (R39).
+// integer parses an optional '-' and decimal digits; anything else is non-numeric.
 func parseInteger(s string) (int64, bool) {
 	digits := s
 	if len(digits) > 0 && digits[0] == '-' {
@@ -44,7 +44,7 @@ func parseInteger(s string) (int64, bool) {
 		}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil { // digits beyond int64: still an integer, saturated (a huge batch is valid, R31)
+	if err != nil { // digits beyond int64: still an integer, saturated (a huge batch is valid)
 		if s[0] == '-' {
 			return math.MinInt64, true
 		}
@@ -66,7 +66,7 @@ func (q query) intIn(name string, lo, hi int64, def int64, why string) (int64, e
 	return n, nil
 }
 
-// boolean reads true/1 or false/0 (R39).
+// boolean reads true/1 or false/0.
 func (q query) boolean(name string, def bool) (bool, error) {
 	switch s := q.get(name); s {
 	case "":

@@ -6,7 +6,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleDeleteQueue answers DELETE /api/v1/resources/queues/{queue} (R141).
+// handleDeleteQueue deletes a queue and all its state.
 func (s *Server) handleDeleteQueue(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")
 	if err := checkName("queue", queue); err != nil {

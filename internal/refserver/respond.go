@@ -28,7 +28,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, status, b)
 }
 
-// WriteError sends {"error":msg}, the body of every 4xx and 5xx (§2.1).
+// WriteError sends {"error":msg}, the body of every 4xx and 5xx.
 func WriteError(w http.ResponseWriter, status int, msg string) {
 	if msg == "" {
 		msg = http.StatusText(status)
@@ -37,10 +37,10 @@ func WriteError(w http.ResponseWriter, status int, msg string) {
 	writeBody(w, status, b)
 }
 
-// writeNoContent answers 204 with no body (R41).
+// writeNoContent answers 204 with no body.
 func writeNoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
 
-// writeFailure maps an error from decoding or from the engine to its status (R131, R134).
+// writeFailure maps an error from decoding or from the engine to its status.
 func writeFailure(w http.ResponseWriter, err error) {
 	var bad *badRequestError
 	var engineBad *broker.BadRequest

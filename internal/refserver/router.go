@@ -68,13 +68,13 @@ func serveMux(handlers map[route.Route]http.HandlerFunc, serves func(route.Route
 	return mux
 }
 
-// jsonFallbacks replaces ServeMux's plain-text 404 and 405 answers with JSON ones (R133).
+// jsonFallbacks replaces ServeMux's plain-text 404 and 405 answers with JSON ones.
 func jsonFallbacks(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
 		if r.Method == http.MethodHead && strings.HasPrefix(pattern, http.MethodGet+" ") && route.IsAPI(r.URL.Path) {
 			// The mux serves HEAD as GET; a HEAD pop would lease messages nobody receives.
-			// §2.2 serves no HEAD route (R133).
+			// The API serves no HEAD route.
 			w.Header().Set("Allow", "GET")
 			WriteError(w, http.StatusMethodNotAllowed, "method not allowed")
 			return
@@ -116,7 +116,7 @@ func (p *statusProbe) WriteHeader(code int) {
 	}
 }
 
-// recoverPanics turns a panic into 500 {"error":...} (R134) and logs its stack.
+// recoverPanics turns a panic into 500 {"error":...} and logs its stack.
 func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {

@@ -15,7 +15,8 @@ import (
 
 // Config says how a Server serves.
 type Config struct {
-	// Token, when set, must come as "Authorization: Bearer <token>" on every /api/v1 request.
+	// Token, when set, must come as "Authorization: Bearer <token>" on every API
+	// request; /health stays open.
 	Token string
 	// Logger takes startup and shutdown at Info and one line per request at Debug; nil
 	// discards them.

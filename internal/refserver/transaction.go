@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleTransaction answers POST /api/v1/transaction (R126–R130).
+// handleTransaction applies ack and push operations all or nothing.
 func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	res, err := s.transact(w, r)
 	if err != nil {
@@ -18,10 +18,9 @@ func (s *Server) handleTransaction(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, transactionAnswer(res))
 }
 
-// transact reads the operations and runs them. A malformed request is an error (400, R129).
+// transact reads the operations and runs them. A malformed request is an error (400).
 // Malformed push items are their operation's rollback reason instead, unless an earlier
-// operation fails first, so the error names the first operation that fails in request order
-// (R127).
+// operation fails first, so the error names the first operation that fails in request order.
 func (s *Server) transact(w http.ResponseWriter, r *http.Request) (broker.TxResult, error) {
 	o, err := readObject(w, r)
 	if err != nil {
@@ -67,7 +66,7 @@ func (s *Server) transact(w http.ResponseWriter, r *http.Request) (broker.TxResu
 	return s.engine.Transaction(ops), nil
 }
 
-// transactionAnswer is §2.3's transaction result; a rollback has its error and no results.
+// transactionAnswer is the transaction result; a rollback has its error and no results.
 func transactionAnswer(res broker.TxResult) wire.TransactionAnswer {
 	out := wire.TransactionAnswer{TransactionID: res.TransactionID, Success: res.Success,
 		Results: make([]wire.TransactionEntry, 0, len(res.Results))}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/route"
 )
 
 // Client speaks raw HTTP and JSON to a broker under test, so that a test sees every status,
@@ -232,7 +234,7 @@ type Item struct {
 func (c *Client) Push(items ...Item) []PushResult {
 	c.T.Helper()
 	var out []PushResult
-	c.Post("/api/v1/push", map[string]any{"items": items}).Want(c.T, http.StatusCreated, &out)
+	c.Post(route.Push.Path(), map[string]any{"items": items}).Want(c.T, http.StatusCreated, &out)
 	if len(out) != len(items) {
 		c.T.Fatalf("push of %d items answered %d results", len(items), len(out))
 	}
@@ -285,7 +287,7 @@ func (c *Client) MustPop(path string, params url.Values) *PopResult {
 func (c *Client) AckBatch(body any) []AckResult {
 	c.T.Helper()
 	var out []AckResult
-	c.Post("/api/v1/ack/batch", body).Want(c.T, http.StatusOK, &out)
+	c.Post(route.AckBatch.Path(), body).Want(c.T, http.StatusOK, &out)
 	return out
 }
 
@@ -314,7 +316,7 @@ func (c *Client) AckAll(res *PopResult, group, status string) []AckResult {
 func (c *Client) DLQ(params url.Values) DLQPage {
 	c.T.Helper()
 	var page DLQPage
-	path := "/api/v1/dlq"
+	path := route.DeadLetters.Path()
 	if len(params) > 0 {
 		path += "?" + params.Encode()
 	}
