@@ -3,7 +3,6 @@ package queentest
 import (
 	"context"
 	"errors"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"io"
 	"net/http"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // rawClient sends one request per connection, so a dropped connection is never retried by

@@ -3,11 +3,12 @@ package queentest
 import (
 	"context"
 	"errors"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // waitIdleAsync runs WaitIdle in the background; its result arrives on the channel.

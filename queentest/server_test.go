@@ -1,13 +1,14 @@
 package queentest
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // WithLogger logs startup at Info and one line per request at Debug.

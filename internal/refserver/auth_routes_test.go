@@ -1,10 +1,11 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // R132: Bearer auth on /api/v1, scheme case-insensitive, 401 with no effect, /health open.

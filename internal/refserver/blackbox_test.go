@@ -1,10 +1,11 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Black-box checks of SPEC rules an outside tester reads literally: raw requests, exact

@@ -1,12 +1,13 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"io"
 	"net/http"
 	"path"
 	"strings"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // R148: a path not in canonical form answers 404 {"error":"not found"}, never a redirect.

@@ -1,11 +1,15 @@
 package refserver
 
+// Acks on 0.15. What differs from 2.0: a missing transactionId or partitionId refuses the
+// whole request with 0.15's own texts; an empty batch is never answered; one partitionId that
+// is not a UUID fails the whole batch as PostgreSQL's error, in a 200; the engine's 0.15 acks
+// apply the items.
+
 import (
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/names"
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // 0.15's refusals of a whole ack request, word for word.
@@ -74,29 +78,4 @@ func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	}
 	results := s.engine.Ack(items)
 	writeJSON(w, http.StatusOK, ackAnswer(results))
-}
-
-// handleExtend015 answers a lease extension as 0.15 does: seconds defaults to 60, a
-// non-numeric one is a 500, and expiresAt has milliseconds.
-func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
-	leaseID := r.PathValue("leaseId")
-	o, err := readObject(w, r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	seconds, ok, err := o.integer("seconds")
-	if err != nil {
-		writeTypeError015(w, "seconds", "number")
-		return
-	}
-	if !ok {
-		seconds = broker.DefaultExtendSeconds
-	}
-	res := s.engine.Extend(leaseID, int(min(max(seconds, 0), maxLeaseSeconds)))
-	out := wire.Extend015{Error: nullable(res.Error), LeaseID: leaseID, Success: res.Success}
-	if !res.ExpiresAt.IsZero() {
-		out.ExpiresAt = &wire.Time015{Time: res.ExpiresAt}
-	}
-	writeJSON(w, http.StatusOK, []wire.Extend015{out})
 }

@@ -1,5 +1,12 @@
 package refserver
 
+// Configure, the dead-letter list, seek and deletions on 0.15. What differs from 2.0: a
+// configure echoes every option, at its 0.15 default where the request leaves it out; the
+// dead-letter list has no total, names each entry by its message's id, ignores partition and
+// time filters, and lists nothing past offset 0; a seek's unparsable timestamp is a 200
+// failure and a non-string one a 500, an unknown queue moving nothing; deleting an unknown
+// group or queue is a 200; names are not checked.
+
 import (
 	"errors"
 	"net/http"

@@ -1,5 +1,11 @@
 package refserver
 
+// A pop on 0.15. What differs from 2.0: parameters are read laxly (leaseSeconds, autopilot
+// and conflation are ignored, batch defaults to 1, what does not parse takes its default, the
+// default start is "all"); every answer is a 200, an empty pop saying why in its body; no
+// message carries an offset or a delivery attempt; a long poll's timeout has no cap but an
+// hour; there is no discovery pop.
+
 import (
 	"context"
 	"errors"
@@ -82,7 +88,8 @@ func (q query) laxBool(name string, def bool) bool {
 	return false
 }
 
-// popAnswer015 is the body 0.15 answers a pop with (capture sections A, B and D).
+// popAnswer015 is the body 0.15 answers a pop with: its messages, a claimed partition with
+// nothing new, the empty answer of a long poll, or the reason it found nothing.
 func popAnswer015(req *broker.PopRequest, res *broker.PopResult) any {
 	group := res.ConsumerGroup
 	if group == "" {

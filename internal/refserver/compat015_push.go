@@ -1,5 +1,9 @@
 package refserver
 
+// A push on 0.15. What differs from 2.0: it answers 200, not 201, with snake_case keys and no
+// offset; a duplicate carries no partition_id and no trace_id; an empty items array is a
+// real 201 []. The items are read and checked as on 2.0.
+
 import (
 	"net/http"
 

@@ -2,12 +2,13 @@ package refserver
 
 import (
 	"context"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // The 0.15 mode's semantics, each as SPEC.md §4 states 0.15 behaves, bugs included.

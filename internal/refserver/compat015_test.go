@@ -3,11 +3,12 @@ package refserver
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // The 0.15 mode's answers are checked against the captures of a real 0.15 broker

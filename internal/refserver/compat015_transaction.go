@@ -1,5 +1,9 @@
 package refserver
 
+// A transaction on 0.15. What differs from 2.0: push entries carry no status and no offset,
+// and a rollback is a 200 {"error","success":false}; the engine's 0.15 transactions decide
+// what rolls back.
+
 import (
 	"net/http"
 

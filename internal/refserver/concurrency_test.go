@@ -2,13 +2,14 @@ package refserver
 
 import (
 	"context"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // R51, R52: 20 simultaneous pops of one group race for one ready partition; exactly one wins.

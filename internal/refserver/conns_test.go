@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"github.com/queenmq/queen-go/internal/route"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/route"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // dial opens a raw connection to srv, closed when the test ends.

@@ -3,13 +3,14 @@ package refserver
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // captureState015 rebuilds the state of the introspection captures (S1–S21 of

@@ -1,11 +1,12 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // exampleState builds SPEC §2.3's example over HTTP on a manual clock: queue orders

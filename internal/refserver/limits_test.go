@@ -1,11 +1,12 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // emptyItemsPush is a push of n empty items to queue.

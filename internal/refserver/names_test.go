@@ -2,12 +2,13 @@ package refserver
 
 import (
 	"encoding/json"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // escapeAll escapes a name as a path segment, dots included, so "." and ".." reach the route

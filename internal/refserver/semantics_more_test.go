@@ -1,10 +1,11 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // R3, R59, R60: a push-created queue leases for 60 s; a configured leaseTime 0 also means 60 s.

@@ -1,12 +1,12 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/names"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 

@@ -2,9 +2,10 @@ package refserver
 
 import (
 	"encoding/json"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // §2.3 key sets, compared exactly on maps decoded from the wire, nulls included.

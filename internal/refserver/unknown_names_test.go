@@ -2,11 +2,12 @@ package refserver
 
 import (
 	"fmt"
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // R145: pops with a consumer group on queues that do not exist, and on partitions that do not,

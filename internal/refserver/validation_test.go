@@ -1,9 +1,10 @@
 package refserver
 
 import (
-	"github.com/queenmq/queen-go/internal/testutil"
 	"net/http"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // refusal is a malformed request: it must answer status with an error naming the field.
