@@ -115,7 +115,7 @@ func TestCompat015UnknownVersionIsRefused(t *testing.T) {
 }
 
 // Handler serves the same broker with the same auth, in process.
-func TestHandler_SameBrokerAndAuth_R132(t *testing.T) {
+func TestHandler_SameBrokerAndAuth(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, WithToken("tok"))
 	c.Token = "tok"

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestRun_ServesHealthAndStopsOnCancel starts the broker on a free port, reads its address
-// from the startup log, checks /health and the 401 of R132, then cancels and waits for exit.
+// from the startup log, checks /health and the 401 of a request without the token, then cancels and waits for exit.
 func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

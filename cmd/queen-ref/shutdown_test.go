@@ -37,9 +37,9 @@ func listeningURL(t *testing.T, logs io.Reader) string {
 	return ""
 }
 
-// R152: SIGTERM with a client stuck sending its body still exits 0, once the grace period
+// SIGTERM with a client stuck sending its body still exits 0, once the grace period
 // has cut that client off.
-func TestSIGTERM_ExitsZeroWithASlowClient_R152(t *testing.T) {
+func TestSIGTERM_ExitsZeroWithASlowClient(t *testing.T) {
 	t.Parallel()
 	cmd := exec.Command(os.Args[0], "-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), asMainEnv+"=1")
@@ -95,8 +95,8 @@ func TestSIGTERM_ExitsZeroWithASlowClient_R152(t *testing.T) {
 	}
 }
 
-// R152: without -token, the token comes from QUEEN_TOKEN. Not parallel: it sets the environment.
-func TestRun_ReadsTokenFromEnvironment_R152(t *testing.T) {
+// Without -token, the token comes from QUEEN_TOKEN. Not parallel: it sets the environment.
+func TestRun_ReadsTokenFromEnvironment(t *testing.T) {
 	t.Setenv("QUEEN_TOKEN", "from-env")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

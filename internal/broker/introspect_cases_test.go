@@ -22,9 +22,9 @@ func groupPart(t *testing.T, e *Engine, group, queue, partition string) GroupPar
 	return GroupPartition{}
 }
 
-// R155, R157: an unread queue shows every message pending, with queue mode's time lag from
+// An unread queue shows every message pending, with queue mode's time lag from
 // offset 0; no group is reported on it.
-func TestUnreadQueueCountsEverythingPending_R155_R157(t *testing.T) {
+func TestUnreadQueueCountsEverythingPending(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -39,9 +39,9 @@ func TestUnreadQueueCountsEverythingPending_R155_R157(t *testing.T) {
 	assert.Equal(t, LagStats{Min: 90, Max: 90, Avg: 90, Median: 90}, o.TimeLag)
 }
 
-// R36, R155, R156: a conflating group owes at most the newest message; its time lag is that
+// A conflating group owes at most the newest message; its time lag is that
 // message's age once no lease is live; its skip is consumption time but finishes nothing.
-func TestConflatingGroupLag_R36_R155_R156(t *testing.T) {
+func TestConflatingGroupLag(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -72,8 +72,8 @@ func TestConflatingGroupLag_R36_R155_R156(t *testing.T) {
 	assert.True(t, sum[0].Conflation)
 }
 
-// R153, R155: an expired lease counts as expired before its timer fires.
-func TestExpiredLeaseCountsAsExpiredBeforeItsTimer_R153(t *testing.T) {
+// An expired lease counts as expired before its timer fires.
+func TestExpiredLeaseCountsAsExpiredBeforeItsTimer(t *testing.T) {
 	t.Parallel()
 	clock := &lazyClock{ManualClock: NewManualClock(epoch)}
 	e := New(clock)
@@ -110,8 +110,8 @@ type lazyTimer struct{}
 
 func (lazyTimer) Stop() bool { return true }
 
-// R38, R156, R159, R160: autoAck pops finish what they hand out and count as batches.
-func TestAutoAckCountsAsConsumption_R156_R159_R160(t *testing.T) {
+// AutoAck pops finish what they hand out and count as batches.
+func TestAutoAckCountsAsConsumption(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -132,9 +132,9 @@ func TestAutoAckCountsAsConsumption_R156_R159_R160(t *testing.T) {
 	assert.Equal(t, "Lagging", f.e.ConsumerGroups("q")[0].State)
 }
 
-// R92, R155, R157: a failed with retries left leaves the message pending and the partition
+// A failed with retries left leaves the message pending and the partition
 // failed; a dead letter moves the group past it, and the partition counts it.
-func TestRetriesAndDeadLettersInCounts_R155_R157(t *testing.T) {
+func TestRetriesAndDeadLettersInCounts(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -161,8 +161,8 @@ func TestRetriesAndDeadLettersInCounts_R155_R157(t *testing.T) {
 	assert.Equal(t, statusCompleted, detail.Status, "no dead letter stored any more")
 }
 
-// R153, R145: reads create no queue, no cursor, no start, and decide nothing.
-func TestReadsChangeNothing_R153(t *testing.T) {
+// Reads create no queue, no cursor, no start, and decide nothing.
+func TestReadsChangeNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a")
@@ -196,8 +196,8 @@ func TestReadsChangeNothing_R153(t *testing.T) {
 	assert.Equal(t, 1, res.Messages[0].DeliveryAttempt, "reads count no delivery")
 }
 
-// R110, R154: a seek attaches queue mode; its lag follows the seek.
-func TestSeekAttachesQueueMode_R154(t *testing.T) {
+// A seek attaches queue mode; its lag follows the seek.
+func TestSeekAttachesQueueMode(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -216,9 +216,9 @@ func TestSeekAttachesQueueMode_R154(t *testing.T) {
 	assert.ErrorIs(t, err, ErrGroupNotFound)
 }
 
-// R166, R173: a status filter, found by ranges, selects exactly the entries of that status, in
+// A status filter, found by ranges, selects exactly the entries of that status, in
 // both orders, with paging; named groups only (bus) and queue mode (hybrid) alike.
-func TestBrowseStatusFilterMatchesTheStatuses_R166_R173(t *testing.T) {
+func TestBrowseStatusFilterMatchesTheStatuses(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	bus := newFixture(t)

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// inspected is SPEC §2.3's example state, the reference broker's reading of the 0.15 capture
-// state: queue orders (Default empty, p0, p1, p2), groups fast, slow, late and queue mode, read
+// inspected is the introspection example's state, the reference broker's reading of the
+// state of the 0.15 captures: queue orders (Default empty, p0, p1, p2), groups fast, slow, late and queue mode, read
 // 30 s after the first push; plus the empty queue returns in the same namespace.
 type inspected struct {
 	*fixture
@@ -61,7 +61,7 @@ func newInspected(t *testing.T) *inspected {
 	return s
 }
 
-func TestQueueSummaryAndDetailOfTheSpecExample_R157_R158_R159(t *testing.T) {
+func TestQueueSummaryAndDetailOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	list := s.e.Queues(QueueFilter{Namespace: "shop", Limit: 100})
@@ -105,7 +105,7 @@ func TestQueueSummaryAndDetailOfTheSpecExample_R157_R158_R159(t *testing.T) {
 	assert.ErrorIs(t, err, ErrQueueNotFound)
 }
 
-func TestGroupsOfTheSpecExample_R160_R161_R162(t *testing.T) {
+func TestGroupsOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	list := s.e.ConsumerGroups("")
@@ -167,7 +167,7 @@ func TestGroupsOfTheSpecExample_R160_R161_R162(t *testing.T) {
 	assert.ErrorIs(t, err, ErrGroupNotFound)
 }
 
-func TestLaggingOfTheSpecExample_R163(t *testing.T) {
+func TestLaggingOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	all := s.e.Lagging(LaggingQuery{})
@@ -186,7 +186,7 @@ func TestLaggingOfTheSpecExample_R163(t *testing.T) {
 	assert.Len(t, s.e.Lagging(LaggingQuery{MinLagSeconds: 20, Group: "late", Queue: "orders"}), 2)
 }
 
-func TestOverviewOfTheSpecExample_R170(t *testing.T) {
+func TestOverviewOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	o := s.e.Overview()
@@ -202,7 +202,7 @@ func TestOverviewOfTheSpecExample_R170(t *testing.T) {
 	assert.Equal(t, []float64{0, 0}, []float64{o.IngestedPerSecond, o.ProcessedPerSecond}, "older than the window")
 }
 
-func TestMessagesOfTheSpecExample_R164_R165_R166_R167_R168(t *testing.T) {
+func TestMessagesOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	list, err := s.e.Browse(BrowseQuery{Queue: "orders", Partition: "p0", Limit: 200})

@@ -10,8 +10,8 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// R148: a path not in canonical form answers 404 {"error":"not found"}, never a redirect.
-func TestCanonicalPaths_NotFoundNeverRedirect_R148(t *testing.T) {
+// A path not in canonical form answers 404 {"error":"not found"}, never a redirect.
+func TestNonCanonicalPathsAnswer404AndNeverRedirect(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
 	c.Push(testutil.Item{Queue: "orders"}, testutil.Item{Queue: "invoices"})

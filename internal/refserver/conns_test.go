@@ -2,7 +2,6 @@ package refserver
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
-	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // dial opens a raw connection to srv, closed when the test ends.
@@ -39,9 +37,9 @@ func waitClosed(t *testing.T, conn net.Conn, limit time.Duration) {
 	}
 }
 
-// R149: a body that trickles in is cut off at its deadline after the headers, however
+// A body that trickles in is cut off at its deadline after the headers, however
 // steadily its bytes arrive, and nothing is stored.
-func TestSlowBody_ConnectionClosed_R149(t *testing.T) {
+func TestASlowBodyIsCutOffAtItsDeadline(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withTimeouts(Timeouts{Header: time.Minute, Body: 200 * time.Millisecond, Idle: time.Minute}))
 	conn := dial(t, srv)
@@ -70,8 +68,8 @@ func TestSlowBody_ConnectionClosed_R149(t *testing.T) {
 	}
 }
 
-// R149: headers that trickle in are cut off at their deadline.
-func TestSlowHeaders_ConnectionClosed_R149(t *testing.T) {
+// Headers that trickle in are cut off at their deadline.
+func TestSlowHeadersAreCutOffAtTheirDeadline(t *testing.T) {
 	t.Parallel()
 	srv, _ := start(t, withTimeouts(Timeouts{Header: 200 * time.Millisecond, Body: time.Minute, Idle: time.Minute}))
 	conn := dial(t, srv)
@@ -81,8 +79,8 @@ func TestSlowHeaders_ConnectionClosed_R149(t *testing.T) {
 	waitClosed(t, conn, 5*time.Second)
 }
 
-// R149: a keep-alive connection left idle is closed.
-func TestIdleConnection_Closed_R149(t *testing.T) {
+// A keep-alive connection left idle is closed.
+func TestAnIdleConnectionIsClosed(t *testing.T) {
 	t.Parallel()
 	srv, _ := start(t, withTimeouts(Timeouts{Header: time.Minute, Body: time.Minute, Idle: 200 * time.Millisecond}))
 	conn := dial(t, srv)
@@ -98,9 +96,9 @@ func TestIdleConnection_Closed_R149(t *testing.T) {
 	waitClosed(t, conn, 5*time.Second)
 }
 
-// R149: the body deadline ends with the body: a request whose handler runs on longer (here a
+// The body deadline ends with the body: a request whose handler runs on longer (here a
 // held answer) and a long poll on the same connection are not cut off.
-func TestBodyDeadline_LiftedOnceTheBodyIsRead_R149(t *testing.T) {
+func TestTheBodyDeadlineEndsWithTheBody(t *testing.T) {
 	t.Parallel()
 	hold := func(next http.Handler) http.Handler { // a push is applied, and its answer held 400ms
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,9 +119,9 @@ func TestBodyDeadline_LiftedOnceTheBodyIsRead_R149(t *testing.T) {
 	}
 }
 
-// R149: at most WithMaxConns connections are served at once; the next waits to be accepted,
+// At most WithMaxConns connections are served at once; the next waits to be accepted,
 // and is served as soon as one closes.
-func TestMaxConns_FurtherConnectionsWait_R149(t *testing.T) {
+func TestConnectionsBeyondMaxConnsWaitToBeAccepted(t *testing.T) {
 	t.Parallel()
 	srv, _ := start(t, withMaxConns(2))
 	health := "GET /health HTTP/1.1\r\nHost: broker\r\n\r\n"
@@ -157,42 +155,4 @@ func TestMaxConns_FurtherConnectionsWait_R149(t *testing.T) {
 	if !served(third, 5*time.Second) {
 		t.Fatal("the waiting connection was not served once a slot freed")
 	}
-}
-
-// R152: a 401 says which scheme to use.
-func TestUnauthorized_CarriesWWWAuthenticate_R152(t *testing.T) {
-	t.Parallel()
-	_, c := start(t, withToken("s3cret"))
-	r := c.Get("/api/v1/dlq")
-	r.WantError(t, http.StatusUnauthorized, "Authentication required")
-	if got := r.Header.Get("WWW-Authenticate"); got != "Bearer" {
-		t.Fatalf("WWW-Authenticate = %q, want Bearer", got)
-	}
-}
-
-// Shutdown answers waiting pops, then cuts off what still runs when its ctx ends.
-func TestShutdown_CutsOffSlowClientsAtItsDeadline(t *testing.T) {
-	t.Parallel()
-	srv, _ := newEngine() // not newTestServer: its cleanup would report the cut-off as a failure
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	c := testutil.NewClient(t, srv.URL())
-	slow := dial(t, srv)
-	if _, err := io.WriteString(slow, "POST /api/v1/push HTTP/1.1\r\nHost: broker\r\nContent-Length: 100\r\n\r\n{"); err != nil {
-		t.Fatal(err)
-	}
-	popped := make(chan testutil.Response, 1)
-	go func() { popped <- c.Get("/api/v1/pop/queue/none?wait=true&timeout=60000") }()
-	testutil.Eventually(t, "the pop waits", func() bool { return srv.WaitingPops() == 1 })
-
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	if err := srv.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Shutdown = %v, want the ctx's deadline", err)
-	}
-	if r := <-popped; r.Status != http.StatusNoContent {
-		t.Fatalf("the waiting pop got %d, want 204", r.Status)
-	}
-	waitClosed(t, slow, 5*time.Second)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
@@ -23,8 +24,8 @@ func emptyItemsPush(queue string, n int) string {
 	return b.String()
 }
 
-// R146: a push of more than 10,000 items is refused whole, a million included.
-func TestPush_AtMostTenThousandItems_R146(t *testing.T) {
+// A push of more than 10,000 items is refused whole, a million included.
+func TestAPushCarriesAtMost10000Items(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
 	for _, n := range []int{10001, 1_000_000} {
@@ -41,7 +42,7 @@ func TestPush_AtMostTenThousandItems_R146(t *testing.T) {
 }
 
 // A transaction's push operation has the same bound, and rolls back nothing it did not do.
-func TestTransaction_PushAtMostTenThousandItems_R146(t *testing.T) {
+func TestATransactionPushCarriesAtMost10000Items(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
 	items := strings.TrimSuffix(strings.TrimPrefix(emptyItemsPush("big", 10001), `{"items":`), `}`)
@@ -54,8 +55,8 @@ func TestTransaction_PushAtMostTenThousandItems_R146(t *testing.T) {
 	}
 }
 
-// R147: invalid UTF-8 anywhere in a body is refused, and nothing is stored.
-func TestInvalidUTF8_Refused_R147(t *testing.T) {
+// Invalid UTF-8 anywhere in a body is refused, and nothing is stored.
+func TestABodyOfInvalidUTF8IsRefused(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
 	for _, tc := range []struct{ path, body string }{
@@ -72,9 +73,9 @@ func TestInvalidUTF8_Refused_R147(t *testing.T) {
 	}
 }
 
-// R147: escapes are JSON, not bytes: a lone surrogate escape is kept as sent, and every answer
+// Escapes are JSON, not bytes: a lone surrogate escape is kept as sent, and every answer
 // is valid UTF-8.
-func TestInvalidUTF8_EscapesKept_R147(t *testing.T) {
+func TestEscapesOfInvalidCodePointsAreKept(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
 	c.Do("POST", "/api/v1/push", `{"items":[{"queue":"esc","payload":"\ud800 and \u0000"}]}`).Want(t, http.StatusCreated, nil)
@@ -85,4 +86,36 @@ func TestInvalidUTF8_EscapesKept_R147(t *testing.T) {
 	if !strings.Contains(string(r.Body), `"data":"\ud800 and \u0000"`) {
 		t.Fatalf("the payload was not kept as sent: %s", r.Body)
 	}
+}
+
+// The hostile-input checks a push pays for, side by side with the parsing it pays anyway:
+//
+//	go test -run '^$' -bench RequestChecks -count 3 ./queentest/
+func BenchmarkRequestChecks(b *testing.B) {
+	body := pushBody("orders", 100, 1024)
+	b.Run("parse=100x1KB", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			o, err := decodeObject(body)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := decodePushItems(o.raw("items"), "items"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("checks=100x1KB", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			if !isCanonicalPath("/api/v1/push") || checkUTF8(body) != nil || checkPushItemCount(100) != nil {
+				b.Fatal("refused")
+			}
+			for range 100 {
+				if names.Problem("orders") != "" {
+					b.Fatal("refused")
+				}
+			}
+		}
+	})
 }

@@ -17,9 +17,18 @@ func escapeAll(name string) string {
 	return strings.ReplaceAll(url.PathEscape(name), ".", "%2E")
 }
 
-// R144: every route that takes a queue, partition or group name refuses a bad one with 400
+// jsonString quotes s as JSON (control characters as \u escapes).
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Every route that takes a queue, partition or group name refuses a bad one with 400
 // naming the field and the rule, and stores nothing.
-func TestNames_RefusedOnEveryRoute_R144(t *testing.T) {
+func TestBadNamesAreRefusedOnEveryRoute(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
 	c.Push(testutil.Item{Queue: "orders", Partition: "p"})
@@ -62,7 +71,7 @@ func TestNames_RefusedOnEveryRoute_R144(t *testing.T) {
 		}
 		for _, ch := range checks {
 			if ch.body != "" && !utf8.ValidString(name) {
-				continue // a body with invalid UTF-8 is refused whole (R147), tested on its own
+				continue // a body with invalid UTF-8 is refused whole, tested on its own
 			}
 			t.Run(ch.what, func(t *testing.T) {
 				c.Do(ch.method, ch.path, ch.body).WantError(t, http.StatusBadRequest, ch.field, why, rule)
@@ -82,20 +91,11 @@ func TestNames_RefusedOnEveryRoute_R144(t *testing.T) {
 }
 
 // A 2 MB queue name is refused at push, so no queue exists that pop and delete cannot name.
-func TestNames_HugeQueueRefusedAtPush_R144(t *testing.T) {
+func TestAHugeQueueNameIsRefusedAtPush(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
 	huge := strings.Repeat("q", 2<<20)
 	c.Do("POST", "/api/v1/push", `{"items":[{"queue":"`+huge+`"}]}`).
 		WantError(t, http.StatusBadRequest, "items[0].queue", "longer than 255 bytes")
 	c.Do("POST", "/api/v1/push", `{"items":[{"queue":"`+strings.Repeat("q", 255)+`"}]}`).Want(t, http.StatusCreated, nil)
-}
-
-// jsonString quotes s as JSON (control characters as \u escapes).
-func jsonString(s string) string {
-	b, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
 }

@@ -15,7 +15,7 @@ import (
 // Benchmarks run over loopback HTTP with raw net/http requests, so they measure the broker as
 // a client sees it: JSON decoding, routing, the engine, and JSON encoding.
 //
-//	go test -run '^$' -bench . ./queentest/
+//	go test -run '^$' -bench . ./internal/refserver/
 
 type benchClient struct {
 	b    *testing.B

@@ -152,7 +152,7 @@ func wantLike(t *testing.T, id string, got testutil.Response, elem bool) {
 	}
 }
 
-func TestIntrospection015_MatchesTheCapturedShapes(t *testing.T) {
+func Test015IntrospectionMatchesTheCapturedShapes(t *testing.T) {
 	t.Parallel()
 	_, c, ids := captureState015(t)
 	p0 := ids["p0"]
@@ -178,7 +178,7 @@ func TestIntrospection015_MatchesTheCapturedShapes(t *testing.T) {
 	}
 }
 
-func TestIntrospection015_O30_StatusesAndBodies(t *testing.T) {
+func Test015IntrospectionStatusesAndBodies(t *testing.T) {
 	t.Parallel()
 	_, c, ids := captureState015(t)
 	p0 := ids["p0"]
@@ -224,14 +224,14 @@ func TestIntrospection015_O30_StatusesAndBodies(t *testing.T) {
 	}
 }
 
-// The 0.15 answers' contents where they differ from 2.0's (O31–O36, O41).
-func TestIntrospection015_O31_O36_Contents(t *testing.T) {
+// The 0.15 answers' contents where they differ from 2.0's.
+func Test015IntrospectionContents(t *testing.T) {
 	t.Parallel()
 	_, c, ids := captureState015(t)
 
 	var list map[string]any
 	c.Get("/api/v1/status/queues").Want(t, http.StatusOK, &list)
-	testutil.WantKeys(t, "queue list", list, "pagination", "queues") // O31: no total
+	testutil.WantKeys(t, "queue list", list, "pagination", "queues") // no total
 
 	var detail struct {
 		Partitions []struct {
@@ -252,7 +252,7 @@ func TestIntrospection015_O31_O36_Contents(t *testing.T) {
 	for _, g := range groups {
 		byName[g["name"].(string)] = g
 		if g["totalLag"] != nil {
-			t.Errorf("%s: totalLag %v, want null (O32)", g["name"], g["totalLag"])
+			t.Errorf("%s: totalLag %v, want null", g["name"], g["totalLag"])
 		}
 	}
 	if len(byName) != 4 {
@@ -282,7 +282,7 @@ func TestIntrospection015_O31_O36_Contents(t *testing.T) {
 		"spec-gB": {"p0", "p1"}, "__QUEUE_MODE__": {"p0"}, "spec-gC": {"p0", "p1", "p2"}, // G3, G5, G4
 	} {
 		if got := partitionsOf(group); !slices.Equal(got, want) {
-			t.Errorf("%s lists %v, want the partitions with a cursor row %v (O33)", group, got, want)
+			t.Errorf("%s lists %v, want the partitions with a cursor row %v", group, got, want)
 		}
 	}
 
@@ -323,11 +323,11 @@ func TestIntrospection015_O31_O36_Contents(t *testing.T) {
 	for _, m := range browse.Messages {
 		txs = append(txs, m.TransactionID)
 		if _, err := time.Parse("2006-01-02T15:04:05.000Z", m.CreatedAt); err != nil {
-			t.Errorf("createdAt %q: want milliseconds (O41)", m.CreatedAt)
+			t.Errorf("createdAt %q: want milliseconds", m.CreatedAt)
 		}
 	}
 	if want := []string{"p0-4", "p0-3", "p0-2", "p0-1", "p0-0"}; !slices.Equal(txs, want) {
-		t.Errorf("browse %v, want newest first whatever order says: %v (O35)", txs, want)
+		t.Errorf("browse %v, want newest first whatever order says: %v", txs, want)
 	}
 	for path, want := range map[string]int{
 		"/api/v1/messages?ns=spec-ns&partition=p1":                        3, // M8
@@ -352,12 +352,12 @@ func TestIntrospection015_O31_O36_Contents(t *testing.T) {
 		testutil.WantKeys(t, "message group", g, "consumed", "leaseExpiresAt", "name")
 	}
 	if !slices.Equal(names, []string{"spec-gA", "spec-gC"}) {
-		t.Errorf("p2-1's groups %v, want those with a cursor row on p2 (O36)", names)
+		t.Errorf("p2-1's groups %v, want those with a cursor row on p2", names)
 	}
 }
 
-// Messages older than an hour are not listed unless from says so (O35).
-func TestIntrospection015_O35_FromDefaultsToAnHourAgo(t *testing.T) {
+// Messages older than an hour are not listed unless from says so.
+func Test015BrowseFromDefaultsToAnHourAgo(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withCompat("0.15"), withManualClock())
 	c.Post("/api/v1/push", map[string]any{"items": []testutil.Item{{Queue: "old", Payload: 1}}}).Want(t, http.StatusOK, nil)
@@ -375,8 +375,8 @@ func TestIntrospection015_O35_FromDefaultsToAnHourAgo(t *testing.T) {
 	}
 }
 
-// An expired lease's id stays in workerId while leaseActive turns false (O33, captures E1, E2).
-func TestIntrospection015_O33_WorkerIDOutlivesTheLease(t *testing.T) {
+// An expired lease's id stays in workerId while leaseActive turns false.
+func Test015WorkerIDOutlivesTheLease(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withCompat("0.15"), withManualClock())
 	c.Post("/api/v1/push", map[string]any{"items": []testutil.Item{{Queue: "q", Partition: "p", Payload: 1}}}).Want(t, http.StatusOK, nil)
