@@ -27,15 +27,7 @@ func (s *Server) handleAck015(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	switch {
-	case item.TransactionID == "":
-		WriteError(w, http.StatusBadRequest, errTransactionIDRequired015)
-		return
-	case item.PartitionID == "":
-		WriteError(w, http.StatusBadRequest, errPartitionIDRequired015)
-		return
-	}
-	s.applyAcks015(w, []broker.AckItem{item})
+	s.applyAcks015(w, []broker.AckItem{item}, true)
 }
 
 // handleAckBatch015 answers a batch ack as 0.15 does; an empty acknowledgments array is never
@@ -53,22 +45,19 @@ func (s *Server) handleAckBatch015(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
+	s.applyAcks015(w, items, false)
+}
+
+// applyAcks015 checks and applies the items of a single ack (single) or a batch. An item
+// without an id refuses the whole request: a single ack's transactionId is checked first, a
+// batch item's partitionId. One partitionId that is not a UUID fails the whole merged SQL call.
+func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem, single bool) {
 	for _, it := range items {
-		switch {
-		case it.PartitionID == "":
-			WriteError(w, http.StatusBadRequest, errBatchPartitionID015)
-			return
-		case it.TransactionID == "":
-			WriteError(w, http.StatusBadRequest, errBatchTransactionID015)
+		if msg := missingID015(it, single); msg != "" {
+			WriteError(w, http.StatusBadRequest, msg)
 			return
 		}
 	}
-	s.applyAcks015(w, items)
-}
-
-// applyAcks015 applies validated items. One partitionId that is not a UUID fails the whole merged
-// SQL call.
-func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	for _, it := range items {
 		if !names.IsUUID(it.PartitionID) {
 			writeFailure015(w, "ERROR:  invalid input syntax for type uuid: \""+it.PartitionID+
@@ -78,4 +67,19 @@ func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem) {
 	}
 	results := s.engine.Ack(items)
 	writeJSON(w, http.StatusOK, ackAnswer(results))
+}
+
+// missingID015 is 0.15's refusal of an item that lacks an id, or "".
+func missingID015(it broker.AckItem, single bool) string {
+	switch {
+	case single && it.TransactionID == "":
+		return errTransactionIDRequired015
+	case single && it.PartitionID == "":
+		return errPartitionIDRequired015
+	case it.PartitionID == "":
+		return errBatchPartitionID015
+	case it.TransactionID == "":
+		return errBatchTransactionID015
+	}
+	return ""
 }

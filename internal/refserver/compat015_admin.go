@@ -60,12 +60,8 @@ func (s *Server) handleDLQList015(w http.ResponseWriter, r *http.Request) {
 	if offset <= 0 {
 		list, _ := s.engine.DeadLetters(broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Limit: maxInt32})
 		for _, d := range list {
-			data := wire.Value(d.Data)
-			if len(data) == 0 {
-				data = wire.Value("null")
-			}
 			out.Messages = append(out.Messages, wire.DeadLetter015{
-				ConsumerGroup: d.ConsumerGroup, CreatedAt: wire.Time015{Time: d.CreatedAt}, Data: data,
+				ConsumerGroup: d.ConsumerGroup, CreatedAt: wire.Time015{Time: d.CreatedAt}, Data: dataOr(d.Data, "null"),
 				ErrorMessage: d.ErrorMessage, FailedAt: wire.Time015{Time: d.FailedAt}, ID: d.MessageID,
 				Partition: d.Partition, PartitionID: d.PartitionID, Queue: d.Queue,
 				RetryCount: d.RetryCount, TransactionID: d.TransactionID,

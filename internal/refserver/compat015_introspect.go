@@ -97,7 +97,7 @@ func (s *Server) handleQueueList015(w http.ResponseWriter, r *http.Request) {
 			})
 		}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // counts015 are the counts as 0.15 reports them: its statistics never count failed.
@@ -133,7 +133,7 @@ func (s *Server) handleQueueDetail015(w http.ResponseWriter, r *http.Request) {
 			OldestMessage: time015(p.OldestMessage), NewestMessage: time015(p.NewestMessage),
 		})
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // time015 is t in 0.15's layout; the zero time is nil (null).
@@ -161,7 +161,7 @@ func (s *Server) handleGroupList015(w http.ResponseWriter, _ *http.Request) {
 			out[i].SubscriptionCreatedAt = &wire.Time015{Time: sub.CreatedAt}
 		}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleGroupDetail015(w http.ResponseWriter, r *http.Request) {
@@ -180,7 +180,7 @@ func (s *Server) handleGroupDetail015(w http.ResponseWriter, r *http.Request) {
 		}
 		out[name] = wire.GroupDetailQueue015{Partitions: list}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // errStoi is std::stoi's failure, which 0.15 answers as a real 500.
@@ -230,7 +230,7 @@ func (s *Server) handleLagging015(w http.ResponseWriter, r *http.Request) {
 			OldestUnconsumedAt: &wire.Time015{Time: e.OldestUnconsumedAt}, LastConsumedAt: time015(e.LastConsumedAt),
 			WorkerID: nullable(e.WorkerID)}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // browseWindow015 is 0.15's time window: from defaults to an hour ago, and to is rounded up to
@@ -325,7 +325,7 @@ func (s *Server) handleMessages015(w http.ResponseWriter, r *http.Request) {
 		out.Messages = append(out.Messages, entry015(&entries[i]))
 	}
 	out.Mode.Type = modeType015(out.Mode.HasQueueMode, out.Mode.BusGroupsCount)
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 func modeType015(queueMode bool, busGroups int64) string {
@@ -382,12 +382,12 @@ func (s *Server) handleMessage015(w http.ResponseWriter, r *http.Request) {
 	for _, g := range d.Groups {
 		out.ConsumerGroups = append(out.ConsumerGroups, wire.MessageGroup015{Name: g.Name, Consumed: g.Consumed, LeaseExpiresAt: time015(g.LeaseExpiresAt)})
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) handleOverview015(w http.ResponseWriter, _ *http.Request) {
 	o := s.engine.Overview()
-	writeWire(w, wire.Overview015{
+	writeJSON(w, http.StatusOK, wire.Overview015{
 		Queues: o.Queues, Partitions: o.Partitions, Namespaces: o.Namespaces, Tasks: o.Tasks,
 		Messages: wire.Counts015{
 			Total: o.Messages.Total, Pending: o.Messages.Pending, Processing: o.Messages.Processing,

@@ -7,28 +7,23 @@ package refserver
 import (
 	"net/http"
 
-	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // handleExtend015 answers a lease extension as 0.15 does: seconds defaults to 60, a
 // non-numeric one is a 500, and expiresAt has milliseconds.
 func (s *Server) handleExtend015(w http.ResponseWriter, r *http.Request) {
-	leaseID := r.PathValue("leaseId")
-	o, err := readObject(w, r)
+	x, err := readExtend(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	seconds, ok, err := o.integer("seconds")
-	if err != nil {
+	if x.notInteger {
 		writeTypeError015(w, "seconds", "number")
 		return
 	}
-	if !ok {
-		seconds = broker.DefaultExtendSeconds
-	}
-	res := s.engine.Extend(leaseID, int(min(max(seconds, 0), maxLeaseSeconds)))
+	leaseID := x.leaseID
+	res := s.engine.Extend(leaseID, int(min(max(x.seconds, 0), maxLeaseSeconds)))
 	out := wire.Extend015{Error: nullable(res.Error), LeaseID: leaseID, Success: res.Success}
 	if !res.ExpiresAt.IsZero() {
 		out.ExpiresAt = &wire.Time015{Time: res.ExpiresAt}

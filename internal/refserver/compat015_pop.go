@@ -91,20 +91,14 @@ func (q query) laxBool(name string, def bool) bool {
 // popAnswer015 is the body 0.15 answers a pop with: its messages, a claimed partition with
 // nothing new, the empty answer of a long poll, or the reason it found nothing.
 func popAnswer015(req *broker.PopRequest, res *broker.PopResult) any {
-	group := res.ConsumerGroup
-	if group == "" {
-		group = broker.QueueMode
-	}
+	group := groupName(res.ConsumerGroup)
 	msgs := make([]wire.Message015, len(res.Messages))
 	for i := range res.Messages {
 		m := &res.Messages[i]
 		msgs[i] = wire.Message015{
-			ConsumerGroup: group, CreatedAt: wire.At(m.CreatedAt), Data: wire.Value(m.Data), ID: m.ID,
+			ConsumerGroup: group, CreatedAt: wire.At(m.CreatedAt), Data: dataOr(m.Data, "null"), ID: m.ID,
 			LeaseID: m.LeaseID, Partition: m.Partition, PartitionID: m.PartitionID,
 			TraceID: nullable(m.TraceID), TransactionID: m.TransactionID,
-		}
-		if len(msgs[i].Data) == 0 {
-			msgs[i].Data = wire.Value("null")
 		}
 	}
 	switch {

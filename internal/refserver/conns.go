@@ -10,15 +10,6 @@ import (
 	"time"
 )
 
-// Connection bounds: no client may hold a connection, or the broker's descriptors,
-// beyond them.
-const (
-	defaultMaxConns      = 4096
-	defaultHeaderTimeout = 10 * time.Second
-	defaultBodyTimeout   = 30 * time.Second
-	defaultIdleTimeout   = 120 * time.Second
-)
-
 // limitListener accepts at most cap(slots) connections at once; further ones wait in the
 // kernel's backlog until a connection closes.
 type limitListener struct {

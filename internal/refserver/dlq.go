@@ -65,13 +65,9 @@ func parseDLQQuery(q query) (dq broker.DLQQuery, limit, offset int64, err error)
 
 // deadLetterAnswer is one dead letter as the list answers it.
 func deadLetterAnswer(d *broker.DeadLetter) wire.DeadLetter {
-	data := wire.Value(d.Data)
-	if len(data) == 0 {
-		data = wire.Value("{}")
-	}
 	return wire.DeadLetter{ID: d.ID, MessageID: d.MessageID, TransactionID: d.TransactionID,
 		PartitionID: d.PartitionID, Queue: d.Queue, Partition: d.Partition, ConsumerGroup: d.ConsumerGroup,
-		ErrorMessage: d.ErrorMessage, RetryCount: d.RetryCount, Data: data,
+		ErrorMessage: d.ErrorMessage, RetryCount: d.RetryCount, Data: dataOr(d.Data, "{}"),
 		CreatedAt: wire.At(d.CreatedAt), FailedAt: wire.At(d.FailedAt)}
 }
 

@@ -30,7 +30,7 @@ var moduleVersion = sync.OnceValue(func() string {
 
 // handleHealth answers GET /health, open even with a token.
 func handleHealth(w http.ResponseWriter, _ *http.Request) {
-	writeWire(w, wire.Health{
+	writeJSON(w, http.StatusOK, wire.Health{
 		Database: "memory", Server: "queen-go reference broker", Status: "healthy", Version: moduleVersion(),
 	})
 }

@@ -9,12 +9,7 @@ import (
 
 // handleGroupList answers the group list: one entry per group and queue.
 func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
-	q, err := parseQuery(r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	queue, err := q.readName("queue")
+	queue, err := queueParam(r)
 	if err != nil {
 		writeFailure(w, err)
 		return
@@ -24,7 +19,16 @@ func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
 	for i := range list {
 		out[i] = groupSummaryAnswer(&list[i])
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// queueParam reads the queue a group read is narrowed to, "" for every queue.
+func queueParam(r *http.Request) (string, error) {
+	q, err := parseQuery(r)
+	if err != nil {
+		return "", err
+	}
+	return q.readName("queue")
 }
 
 func groupSummaryAnswer(g *broker.GroupSummary) wire.GroupSummary {
@@ -46,12 +50,7 @@ func (s *Server) handleGroupDetail(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	q, err := parseQuery(r)
-	if err != nil {
-		writeFailure(w, err)
-		return
-	}
-	queue, err := q.readName("queue")
+	queue, err := queueParam(r)
 	if err != nil {
 		writeFailure(w, err)
 		return
@@ -75,7 +74,7 @@ func (s *Server) handleGroupDetail(w http.ResponseWriter, r *http.Request) {
 		}
 		out[name] = wire.GroupDetailQueue{Partitions: list}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleLagging answers the lagging list.
@@ -107,5 +106,5 @@ func (s *Server) handleLagging(w http.ResponseWriter, r *http.Request) {
 			OldestUnconsumedAt: wire.AtOrNil(e.OldestUnconsumedAt), LastConsumedAt: wire.AtOrNil(e.LastConsumedAt),
 			WorkerID: nullable(e.WorkerID)}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }

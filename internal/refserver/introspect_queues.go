@@ -23,7 +23,7 @@ func (s *Server) handleQueueList(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	writeWire(w, queueListAnswer(s.engine.Queues(f), f))
+	writeJSON(w, http.StatusOK, queueListAnswer(s.engine.Queues(f), f))
 }
 
 func queueListAnswer(list broker.QueueList, f broker.QueueFilter) wire.QueueList {
@@ -56,7 +56,7 @@ func (s *Server) handleQueueDetail(w http.ResponseWriter, r *http.Request) {
 		writeFailure(w, err)
 		return
 	}
-	writeWire(w, queueDetailAnswer(&d))
+	writeJSON(w, http.StatusOK, queueDetailAnswer(&d))
 }
 
 func queueDetailAnswer(d *broker.QueueDetail) wire.QueueDetail {
@@ -97,7 +97,7 @@ func counts(c broker.Counts) wire.Counts {
 // handleOverview answers the broker-wide overview.
 func (s *Server) handleOverview(w http.ResponseWriter, _ *http.Request) {
 	o := s.engine.Overview()
-	writeWire(w, wire.Overview{
+	writeJSON(w, http.StatusOK, wire.Overview{
 		Queues: o.Queues, Partitions: o.Partitions, Namespaces: o.Namespaces, Tasks: o.Tasks,
 		Messages: counts(o.Messages), Lag: lag(&o), Throughput: throughput(&o), Timestamp: wire.At(o.Timestamp),
 	})

@@ -9,30 +9,44 @@ import (
 
 // handleExtend renews a lease.
 func (s *Server) handleExtend(w http.ResponseWriter, r *http.Request) {
-	leaseID := r.PathValue("leaseId")
-	o, err := readObject(w, r)
+	x, err := readExtend(w, r)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	seconds, ok, err := o.integer("seconds")
-	if err != nil {
-		WriteError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))
+	if x.notInteger || x.seconds <= 0 {
+		WriteError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(x.raw))
 		return
 	}
-	if !ok {
-		seconds = broker.DefaultExtendSeconds
-	}
-	if seconds <= 0 {
-		WriteError(w, http.StatusBadRequest, "seconds must be a positive integer, got "+clip(o.raw("seconds")))
-		return
-	}
-	seconds = min(seconds, maxLeaseSeconds) // any positive integer is valid
+	leaseID, seconds := x.leaseID, min(x.seconds, maxLeaseSeconds) // any positive integer is valid
 	res := s.engine.Extend(leaseID, int(seconds))
 	if res.LeaseID == "" {
 		res.LeaseID = leaseID
 	}
 	writeJSON(w, http.StatusOK, extendAnswer(&res))
+}
+
+// extendRequest is a lease extension as sent: seconds is the default when none is sent.
+type extendRequest struct {
+	leaseID    string
+	seconds    int64
+	notInteger bool       // seconds was sent, and is no integer
+	raw        wire.Value // seconds as sent
+}
+
+// readExtend reads a lease extension.
+func readExtend(w http.ResponseWriter, r *http.Request) (extendRequest, error) {
+	o, err := readObject(w, r)
+	if err != nil {
+		return extendRequest{}, err
+	}
+	x := extendRequest{leaseID: r.PathValue("leaseId"), seconds: broker.DefaultExtendSeconds, raw: o.raw("seconds")}
+	if n, ok, err := o.integer("seconds"); err != nil {
+		x.notInteger = true
+	} else if ok {
+		x.seconds = n
+	}
+	return x, nil
 }
 
 // extendAnswer is the one-element extend array; a refusal has a null expiresAt.

@@ -28,7 +28,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 	for i := range list.Messages {
 		out.Messages[i] = messageEntry(&list.Messages[i])
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }
 
 func groupKinds(k broker.GroupKinds) wire.MessageMode {
@@ -123,5 +123,5 @@ func (s *Server) handleMessage(w http.ResponseWriter, r *http.Request) {
 		out.ConsumerGroups[i] = wire.MessageGroup{Name: g.Name, Consumed: g.Consumed,
 			LeaseExpiresAt: wire.AtOrNil(g.LeaseExpiresAt), Status: &g.Status, DeliveryAttempt: &g.DeliveryAttempt}
 	}
-	writeWire(w, out)
+	writeJSON(w, http.StatusOK, out)
 }

@@ -125,10 +125,7 @@ const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
 
 // popAnswer is the pop result. The group is named in full, __QUEUE_MODE__ included.
 func popAnswer(res *broker.PopResult) wire.PopAnswer {
-	group := res.ConsumerGroup
-	if group == "" {
-		group = broker.QueueMode
-	}
+	group := groupName(res.ConsumerGroup)
 	msgs := make([]wire.Message, len(res.Messages))
 	for i := range res.Messages {
 		m := &res.Messages[i]
@@ -136,12 +133,8 @@ func popAnswer(res *broker.PopResult) wire.PopAnswer {
 		if mg == "" {
 			mg = group
 		}
-		data := wire.Value(m.Data)
-		if len(data) == 0 {
-			data = wire.Value("{}")
-		}
 		msgs[i] = wire.Message{ID: m.ID, TransactionID: m.TransactionID, TraceID: nullable(m.TraceID),
-			Data: data, CreatedAt: m.CreatedAt.UTC().Format(wire.TimeLayout), PartitionID: m.PartitionID,
+			Data: dataOr(m.Data, "{}"), CreatedAt: m.CreatedAt.UTC().Format(wire.TimeLayout), PartitionID: m.PartitionID,
 			Partition: m.Partition, LeaseID: m.LeaseID, ConsumerGroup: mg,
 			Offset: &m.Offset, DeliveryAttempt: &m.DeliveryAttempt}
 	}

@@ -62,6 +62,22 @@ func writeFailure(w http.ResponseWriter, err error) {
 	}
 }
 
+// groupName names the group in full: "" is queue mode.
+func groupName(g string) string {
+	if g == "" {
+		return broker.QueueMode
+	}
+	return g
+}
+
+// dataOr is a message's data, or absent when there is none.
+func dataOr(data []byte, absent string) wire.Value {
+	if len(data) == 0 {
+		return wire.Value(absent)
+	}
+	return data
+}
+
 // nullable is s, or nil (null) for "".
 func nullable(s string) *string {
 	if s == "" {
