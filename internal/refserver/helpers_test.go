@@ -2,7 +2,6 @@ package refserver
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,14 +28,11 @@ type setup struct {
 	cfg    Config
 	mode   broker.Mode
 	manual bool
-	at     time.Time
 }
 
 type option func(*setup)
 
 func withToken(tok string) option { return func(s *setup) { s.cfg.Token = tok } }
-
-func withLogger(l *slog.Logger) option { return func(s *setup) { s.cfg.Logger = l } }
 
 func withMaxConns(n int) option { return func(s *setup) { s.cfg.MaxConns = n } }
 
@@ -47,8 +43,6 @@ func withMiddleware(m func(http.Handler) http.Handler) option {
 }
 
 func withManualClock() option { return func(s *setup) { s.manual = true } }
-
-func withManualClockAt(at time.Time) option { return func(s *setup) { s.manual, s.at = true, at } }
 
 // withCompat makes the engine behave as the given Queen version.
 func withCompat(version string) option {
@@ -61,8 +55,8 @@ func withCompat(version string) option {
 	}
 }
 
-// newEngine builds the engine and the server of opts without listening.
-func newEngine(opts ...option) (*testServer, *setup) {
+// unstartedServer builds the engine and the server of opts without listening.
+func unstartedServer(opts ...option) *testServer {
 	st := &setup{cfg: Config{Addr: "127.0.0.1:0", MaxConns: DefaultMaxConns}}
 	for _, o := range opts {
 		o(st)
@@ -70,23 +64,19 @@ func newEngine(opts ...option) (*testServer, *setup) {
 	ts := &testServer{}
 	var clock broker.Clock = broker.RealClock{}
 	if st.manual {
-		at := st.at
-		if at.IsZero() {
-			at = time.Now()
-		}
-		ts.manual = broker.NewManualClock(at.Truncate(time.Microsecond))
+		ts.manual = broker.NewManualClock(time.Now().Truncate(time.Microsecond))
 		clock = ts.manual
 	}
 	ts.engine = broker.New(clock, broker.WithMode(st.mode))
 	st.cfg.ManualClock = st.manual
 	ts.Server = New(ts.engine, st.cfg)
-	return ts, st
+	return ts
 }
 
 // newTestServer starts a server of opts on a free loopback port.
 func newTestServer(t testing.TB, opts ...option) *testServer {
 	t.Helper()
-	ts, _ := newEngine(opts...)
+	ts := unstartedServer(opts...)
 	if err := ts.Listen(); err != nil {
 		ts.engine.Close()
 		t.Fatal(err)

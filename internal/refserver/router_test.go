@@ -190,7 +190,7 @@ func FuzzEndpoints_NeverServerError(f *testing.F) {
 		if v015 {
 			opts = append(opts, withCompat("0.15"))
 		}
-		srv, _ := newEngine(opts...)
+		srv := unstartedServer(opts...)
 		f.Cleanup(func() { _ = srv.Close() })
 		handlers[v015] = srv.Handler()
 	}

@@ -14,7 +14,7 @@ import (
 // Shutdown answers waiting pops, then cuts off what still runs when its ctx ends.
 func TestShutdownAnswersWaitingPopsThenCutsOffSlowClients(t *testing.T) {
 	t.Parallel()
-	srv, _ := newEngine() // not newTestServer: its cleanup would report the cut-off as a failure
+	srv := unstartedServer() // not newTestServer: its cleanup would report the cut-off as a failure
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}
