@@ -73,13 +73,8 @@ func TestClose_AnswersWaitingPops(t *testing.T) {
 	if err := srv.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	select {
-	case r := <-got:
-		if r.Status != http.StatusNoContent {
-			t.Fatalf("the waiting pop got %d %s at Close, want 204", r.Status, r.Body)
-		}
-	case <-time.After(10 * time.Second): // the pop's own timeout is 60 s
-		t.Fatal("Close did not answer the waiting pop")
+	if r := testutil.Recv(t, got, "Close to answer the waiting pop"); r.Status != http.StatusNoContent { // its own timeout is 60 s
+		t.Fatalf("the waiting pop got %d %s at Close, want 204", r.Status, r.Body)
 	}
 	if err := srv.Close(); err != nil {
 		t.Fatalf("a second Close: %v", err)

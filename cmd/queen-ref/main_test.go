@@ -9,9 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -71,13 +72,8 @@ func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancel")
+	if err := testutil.Recv(t, done, "run to return after cancel"); err != nil {
+		t.Fatalf("run returned %v", err)
 	}
 }
 

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // asMainEnv makes the test binary run main instead of the tests, so a test can signal it.
@@ -80,18 +82,14 @@ func TestSIGTERM_ExitsZeroWithASlowClient(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-exited:
-		exited <- err // for the cleanup
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			t.Fatalf("exit code %d, want 0", exit.ExitCode())
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no exit 30s after SIGTERM")
+	err = testutil.Recv(t, exited, "the exit after SIGTERM")
+	exited <- err // for the cleanup
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		t.Fatalf("exit code %d, want 0", exit.ExitCode())
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

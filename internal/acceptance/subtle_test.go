@@ -6,19 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
 // answered waits (bounded) for a pop started in the background.
 func answered(t *testing.T, done <-chan reply) reply {
 	t.Helper()
-	select {
-	case r := <-done:
-		return r
-	case <-time.After(20 * time.Second):
-		t.Fatal("a waiting pop was never answered")
-		return reply{}
-	}
+	return testutil.Recv(t, done, "a waiting pop to be answered")
 }
 
 // background starts a GET and returns its answer channel.

@@ -94,12 +94,7 @@ func TestAReplayWakesAWaitingPop(t *testing.T) {
 	go func() { got <- c.Pop("/api/v1/pop/queue/rp", testutil.Query("wait", "true", "timeout", "30000")) }()
 	testutil.Eventually(t, "the pop to wait", func() bool { return srv.WaitingPops() == 1 })
 	c.Post("/api/v1/dlq/"+id+"/replay", "").Want(t, http.StatusOK, nil)
-	var res *testutil.PopResult
-	select {
-	case res = <-got:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the replay did not wake the waiting pop")
-	}
+	res := testutil.Recv(t, got, "the replay to wake the waiting pop")
 	if res == nil || res.Messages[0].TransactionID != "dlq:"+id || string(res.Messages[0].Data) != `{"v":7}` || res.Messages[0].DeliveryAttempt != 1 {
 		t.Fatalf("replayed copy %+v", res)
 	}

@@ -157,13 +157,8 @@ func TestALongPollIsWokenByAPush(t *testing.T) {
 	go func() { got <- c.Pop("/api/v1/pop/queue/later", testutil.Query("wait", "true", "timeout", "30000")) }()
 	testutil.Eventually(t, "the pop to wait", func() bool { return srv.WaitingPops() == 1 })
 	c.Push(testutil.Item{Queue: "later", TransactionID: "wake"})
-	select {
-	case res := <-got:
-		if res == nil || res.Messages[0].TransactionID != "wake" {
-			t.Fatalf("woken pop answered %+v", res)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the waiting pop was not woken by the push")
+	if res := testutil.Recv(t, got, "the push to wake the waiting pop"); res == nil || res.Messages[0].TransactionID != "wake" {
+		t.Fatalf("woken pop answered %+v", res)
 	}
 }
 
@@ -434,15 +429,11 @@ func TestAPushWakesWaitingPops(t *testing.T) {
 	c.Push(items...)
 	partitions := map[string]bool{}
 	for range waiters {
-		select {
-		case res := <-results:
-			if res == nil || len(res.Messages) != 1 {
-				t.Fatalf("a woken pop answered %+v, want one message", res)
-			}
-			partitions[res.Partition] = true
-		case <-time.After(10 * time.Second):
-			t.Fatal("a waiting pop was not woken")
+		res := testutil.Recv(t, results, "a waiting pop to be woken")
+		if res == nil || len(res.Messages) != 1 {
+			t.Fatalf("a woken pop answered %+v, want one message", res)
 		}
+		partitions[res.Partition] = true
 	}
 	if len(partitions) != waiters {
 		t.Fatalf("woken pops shared partitions: %v", partitions)
@@ -467,17 +458,12 @@ func TestWaitingPopsAreServedInArrivalOrder(t *testing.T) {
 		}
 	case res := <-second:
 		t.Fatalf("the second waiter was served first: %+v", res)
-	case <-time.After(10 * time.Second):
+	case <-time.After(testutil.Timeout):
 		t.Fatal("no waiter was woken")
 	}
 	c.Push(testutil.Item{Queue: "fifo", Partition: "b", TransactionID: "two"})
-	select {
-	case res := <-second:
-		if res == nil || res.Messages[0].TransactionID != "two" {
-			t.Fatalf("the second waiter got %+v", res)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the second waiter was not woken")
+	if res := testutil.Recv(t, second, "the second waiter to be woken"); res == nil || res.Messages[0].TransactionID != "two" {
+		t.Fatalf("the second waiter got %+v", res)
 	}
 }
 

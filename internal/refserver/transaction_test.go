@@ -3,7 +3,6 @@ package refserver
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/queenmq/queen-go/internal/testutil"
 )
@@ -51,13 +50,8 @@ func TestATransactionPushWakesAWaitingPop(t *testing.T) {
 	if res["success"] != true {
 		t.Fatalf("transaction %v", res)
 	}
-	select {
-	case p := <-got:
-		if p == nil || p.Messages[0].TransactionID != "tw" {
-			t.Fatalf("woken pop %+v", p)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the committed push did not wake the waiting pop")
+	if p := testutil.Recv(t, got, "the committed push to wake the waiting pop"); p == nil || p.Messages[0].TransactionID != "tw" {
+		t.Fatalf("woken pop %+v", p)
 	}
 }
 
