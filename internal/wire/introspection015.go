@@ -234,11 +234,3 @@ type Overview015 struct {
 	Throughput Throughput `json:"throughput"`
 	Timestamp  Time015    `json:"timestamp"`
 }
-
-// Time015Of is t in 0.15's layout; nil stays nil (null).
-func Time015Of(t *Time) *Time015 {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	return &Time015{t.Time}
-}
