@@ -28,23 +28,28 @@ func (e v015) arrival(*waiter) int64 { return e.seq }
 
 // noQueue: a pop of a queue that does not exist finds no partition, or, naming one, not that
 // partition; no start is kept.
-func (v015) noQueue(res *PopResult, r *PopRequest, _ int64, _ *waiter) {
-	res.Empty = EmptyNoPartition
+func (v015) noQueue(r PopRequest, _ int64, _ *waiter) EmptyReason {
 	if r.Partition != "" {
-		res.Empty = EmptyPartitionNotFound
+		return EmptyPartitionNotFound
 	}
+	return EmptyNoPartition
 }
 
-func (v015) noPartition(res *PopResult) { res.Empty = EmptyPartitionNotFound }
+func (v015) noPartition() EmptyReason { return EmptyPartitionNotFound }
 
 // claimed forgets a start 0.15 does not store, and says why nothing was handed out.
-func (e v015) claimed(res *PopResult, r *PopRequest, m *groupMeta, parts []*partition, hadStart bool) {
+func (e v015) claimed(res PopResult, m *groupMeta, q *queue, p *partition, hadStart bool) PopResult {
+	parts := q.parts
+	if p != nil {
+		parts = []*partition{p}
+	}
 	if !hadStart && !keepStart015(m, parts) {
 		e.dropStart(m)
 	}
 	if len(res.Messages) == 0 {
-		e.empty(res, r, parts, !hadStart && m.start != startAll)
+		e.empty(&res, m.group, p, parts, !hadStart && m.start != startAll)
 	}
+	return res
 }
 
 // leaseSeconds015 is 0.15's leaseTime for a queue a push creates or a configure leaves
@@ -62,14 +67,14 @@ const (
 	EmptyClaimed                              // a partition claimed with nothing new: success, a leaseId that holds nothing
 )
 
-// empty fills in why a 0.15 pop found nothing. parts are the partitions the pop looked at,
-// and decided tells whether this pop decided the group's start.
-func (e v015) empty(res *PopResult, r *PopRequest, parts []*partition, decided bool) {
+// empty fills in why a 0.15 pop of group found nothing: parts are the partitions it looked
+// at (the one named, when not nil), and decided tells whether it decided the group's start.
+func (e v015) empty(res *PopResult, group string, named *partition, parts []*partition, decided bool) {
 	var claimed *partition
 	switch {
-	case r.Partition != "":
-		p := parts[0]
-		if e.liveLease(p.groups[r.Group]) != nil {
+	case named != nil:
+		p := named
+		if e.liveLease(p.groups[group]) != nil {
 			res.Empty = EmptyLeaseHeld
 			return
 		}
@@ -78,7 +83,7 @@ func (e v015) empty(res *PopResult, r *PopRequest, parts []*partition, decided b
 		// The deciding pop claims a partition with messages before its start puts the cursor
 		// past them.
 		for _, p := range parts {
-			if len(p.msgs) > 0 && e.liveLease(p.groups[r.Group]) == nil {
+			if len(p.msgs) > 0 && e.liveLease(p.groups[group]) == nil {
 				claimed = p
 				break
 			}

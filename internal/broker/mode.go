@@ -43,7 +43,8 @@ func (e *Engine) Mode() Mode { return e.mode }
 
 // generation is what differs between the broker generations the engine behaves as. New picks
 // one by the mode, so that no method of the engine asks which generation it runs: the 2.0
-// design is v20, a 0.15 broker v015 (compat015.go).
+// design is v20, a 0.15 broker v015 (compat015.go). Its pop methods take and return values,
+// so that a pop's request and answer stay off the heap.
 type generation interface {
 	// defaultLease is the leaseTime, in seconds, of a queue a push creates or a configure
 	// leaves without one.
@@ -55,15 +56,15 @@ type generation interface {
 	// arrival is the store step a pop's new start counts from; w is the pop's waiter, nil for
 	// a pop that never waits.
 	arrival(w *waiter) int64
-	// noQueue completes the empty answer of a pop on a queue that does not exist, whose
-	// start, if any, counts from arrival.
-	noQueue(res *PopResult, r *PopRequest, arrival int64, w *waiter)
-	// noPartition completes the empty answer of a pop of a partition that does not exist.
-	noPartition(res *PopResult)
-	// claimed completes a pop's answer once it has claimed what it could; parts are the
-	// partitions it looked at, m the group's start, hadStart whether the start was decided
+	// noQueue is why a pop of a queue that does not exist finds nothing; its start, if any,
+	// counts from arrival.
+	noQueue(r PopRequest, arrival int64, w *waiter) EmptyReason
+	// noPartition is why a pop of a partition that does not exist finds nothing.
+	noPartition() EmptyReason
+	// claimed completes the answer of a pop of q (of its partition p alone, when not nil) once
+	// it has claimed what it could: m is the group's start, hadStart whether it was decided
 	// before this pop.
-	claimed(res *PopResult, r *PopRequest, m *groupMeta, parts []*partition, hadStart bool)
+	claimed(res PopResult, m *groupMeta, q *queue, p *partition, hadStart bool) PopResult
 
 	// ack applies items as one request's acks.
 	ack(items []AckItem) []AckResult
@@ -100,9 +101,13 @@ func (e v20) arrival(w *waiter) int64 {
 }
 
 // noQueue keeps the start a pop decides on a queue not created yet, for the queue to adopt.
-func (e v20) noQueue(_ *PopResult, r *PopRequest, arrival int64, w *waiter) {
-	e.decidePending(r.Queue, r.Group, r, arrival, w)
+func (e v20) noQueue(r PopRequest, arrival int64, w *waiter) EmptyReason {
+	e.decidePending(r.Queue, r.Group, &r, arrival, w)
+	return EmptyNone
 }
 
-func (v20) noPartition(*PopResult)                                          {}
-func (v20) claimed(*PopResult, *PopRequest, *groupMeta, []*partition, bool) {}
+func (v20) noPartition() EmptyReason { return EmptyNone }
+
+func (v20) claimed(res PopResult, _ *groupMeta, _ *queue, _ *partition, _ bool) PopResult {
+	return res
+}

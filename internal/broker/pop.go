@@ -76,18 +76,16 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 	q := e.queues[r.Queue]
 	if q == nil {
 		res := e.emptyResult(r.Queue, r.Group, r)
-		e.gen.noQueue(&res, r, arrival, w)
+		res.Empty = e.gen.noQueue(*r, arrival, w)
 		return res, nil, nil
 	}
 	var p *partition
-	parts := q.parts
 	if r.Partition != "" {
 		if p = q.byName[r.Partition]; p == nil { // no state for a partition that is not there
 			res := e.emptyResult(r.Queue, r.Group, r)
-			e.gen.noPartition(&res)
+			res.Empty = e.gen.noPartition()
 			return res, nil, nil
 		}
-		parts = []*partition{p}
 	}
 	e.expireDue() // a lease past its expiry frees its partition now, as a scan would
 	_, hadStart := q.groups[r.Group]
@@ -126,8 +124,7 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		limit = 1
 	}
 	res, g := e.claim(q, r.Group, m, src, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
-	e.gen.claimed(&res, r, m, parts, hadStart)
-	return res, g, nil
+	return e.gen.claimed(res, m, q, p, hadStart), g, nil
 }
 
 // checkConflationRequest refuses the request-level conflation conflicts.
