@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// a failed item is the stop of a batch ack; a refused status changes nothing.
+// A failed item is the stop of a batch ack; a refused status changes nothing.
 func TestAFailedAckStopsTheBatchAboveIt(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -42,7 +42,7 @@ func TestAFailedAckStopsTheBatchAboveIt(t *testing.T) {
 	}
 }
 
-// an unfenced ack is accepted after the lease expired and releases the new holder's batch.
+// An unfenced ack is accepted after the lease expired and releases the new holder's batch.
 func TestAnAckWithoutALeaseIDCompletesTheMessage(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withManualClock())
@@ -61,7 +61,7 @@ func TestAnAckWithoutALeaseIDCompletesTheMessage(t *testing.T) {
 	}
 }
 
-// the last ack ends the lease; a repeat of it, and an extend of the lease, are refused.
+// The last ack ends the lease; a repeat of it, and an extend of the lease, are refused.
 func TestAnAckRepeatedAfterItsLeaseEndedSucceedsUnchanged(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -88,7 +88,7 @@ func TestAnAckRepeatedAfterItsLeaseEndedSucceedsUnchanged(t *testing.T) {
 	}
 }
 
-// acks at or below the cursor succeed and change nothing; acks outside the
+// Acks at or below the cursor succeed and change nothing; acks outside the
 // leased batch, or of messages never delivered to the group, are refused.
 func TestAckRefusalsAndAcksOfFinishedMessages(t *testing.T) {
 	t.Parallel()
@@ -119,7 +119,7 @@ func TestAckRefusalsAndAcksOfFinishedMessages(t *testing.T) {
 	}
 }
 
-// the batch's consumerGroup applies to every item; an item's own counts only without it.
+// The batch's consumerGroup applies to every item; an item's own counts only without it.
 func TestABatchGroupAppliesToEveryItem(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -140,7 +140,7 @@ func TestABatchGroupAppliesToEveryItem(t *testing.T) {
 	}
 }
 
-// an empty acknowledgments array answers 200 [] at once.
+// An empty acknowledgments array answers 200 [] at once.
 func TestAnEmptyBatchAckAnswersAnEmptyArray(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -150,7 +150,7 @@ func TestAnEmptyBatchAckAnswersAnEmptyArray(t *testing.T) {
 	}
 }
 
-// an ack result's queueName and partitionName name the partition its partitionId
+// An ack result's queueName and partitionName name the partition its partitionId
 // identifies, whichever check refuses the item; they are null only for an unknown partition.
 func TestARefusedAckStillNamesItsPartition(t *testing.T) {
 	t.Parallel()

@@ -51,7 +51,7 @@ func TestTheTokenIsAskedOnTheAPIButNotOnHealth(t *testing.T) {
 	c.MustPop("/api/v1/pop/queue/auth", nil)
 }
 
-// a 401 says which scheme to use.
+// A 401 says which scheme to use.
 func TestARefusalNamesTheSchemeToRetryWith(t *testing.T) {
 	t.Parallel()
 	_, c := start(t, withToken("s3cret"))

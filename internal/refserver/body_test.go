@@ -29,147 +29,147 @@ func repeat(b byte, n int) string {
 }
 
 // Every refusal below is checked for its 400 and error text; then the broker must be
-// exactly as empty as before (R11, R124: a refused request changes nothing).
+// exactly as empty as before (a refused request changes nothing).
 func TestMalformedRequestsAreRefusedAndChangeNothing(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
 	_ = srv
 	const traceOK = "0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01"
 	cases := []refusal{
-		// bodies that are empty, not JSON, or not an object.
-		bad("R131 push empty body", "POST", "/api/v1/push", "", "Empty request body"),
-		bad("R131 push blank body", "POST", "/api/v1/push", "  \n", "Empty request body"),
-		bad("R131 push invalid JSON", "POST", "/api/v1/push", `{"items":[`, "Invalid JSON"),
-		bad("R131 push trailing garbage", "POST", "/api/v1/push", `{"items":[]} x`, "Invalid JSON"),
-		bad("R131 push non-JSON whitespace", "POST", "/api/v1/push", "\u00a0{\"items\":[]}", "Invalid JSON"),
-		bad("R131 push array body", "POST", "/api/v1/push", `[]`, "object", "array"),
-		bad("R131 push null body", "POST", "/api/v1/push", `null`, "object", "null"),
-		bad("R131 push string body", "POST", "/api/v1/push", `"items"`, "object", "string"),
-		bad("R131 configure empty", "POST", "/api/v1/configure", "", "Empty request body"),
-		bad("R131 configure invalid JSON", "POST", "/api/v1/configure", `{`, "Invalid JSON"),
-		bad("R131 ack empty", "POST", "/api/v1/ack", "", "Empty request body"),
-		bad("R131 ack array", "POST", "/api/v1/ack", `[{"transactionId":"t","partitionId":"p"}]`, "object"),
-		bad("R131 ack batch invalid JSON", "POST", "/api/v1/ack/batch", `{"acknowledgments":[}`, "Invalid JSON"),
-		bad("R131 transaction empty", "POST", "/api/v1/transaction", "", "Empty request body"),
-		bad("R131 seek invalid JSON", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":tru}`, "Invalid JSON"),
+		// Bodies that are empty, not JSON, or not an object.
+		bad("push empty body", "POST", "/api/v1/push", "", "Empty request body"),
+		bad("push blank body", "POST", "/api/v1/push", "  \n", "Empty request body"),
+		bad("push invalid JSON", "POST", "/api/v1/push", `{"items":[`, "Invalid JSON"),
+		bad("push trailing garbage", "POST", "/api/v1/push", `{"items":[]} x`, "Invalid JSON"),
+		bad("push non-JSON whitespace", "POST", "/api/v1/push", "\u00a0{\"items\":[]}", "Invalid JSON"),
+		bad("push array body", "POST", "/api/v1/push", `[]`, "object", "array"),
+		bad("push null body", "POST", "/api/v1/push", `null`, "object", "null"),
+		bad("push string body", "POST", "/api/v1/push", `"items"`, "object", "string"),
+		bad("configure empty", "POST", "/api/v1/configure", "", "Empty request body"),
+		bad("configure invalid JSON", "POST", "/api/v1/configure", `{`, "Invalid JSON"),
+		bad("ack empty", "POST", "/api/v1/ack", "", "Empty request body"),
+		bad("ack array", "POST", "/api/v1/ack", `[{"transactionId":"t","partitionId":"p"}]`, "object"),
+		bad("ack batch invalid JSON", "POST", "/api/v1/ack/batch", `{"acknowledgments":[}`, "Invalid JSON"),
+		bad("transaction empty", "POST", "/api/v1/transaction", "", "Empty request body"),
+		bad("seek invalid JSON", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":tru}`, "Invalid JSON"),
 
-		// push shape, all or nothing.
-		bad("R11 items absent", "POST", "/api/v1/push", `{}`, "items array is required"),
-		bad("R11 items null", "POST", "/api/v1/push", `{"items":null}`, "items array is required"),
-		bad("R11 items object", "POST", "/api/v1/push", `{"items":{"queue":"v"}}`, "items array is required"),
-		bad("R11 item number", "POST", "/api/v1/push", `{"items":[{"queue":"v"},7]}`, "items[1]", "object"),
-		bad("R11 item null", "POST", "/api/v1/push", `{"items":[null]}`, "items[0]", "object"),
-		bad("R11 queue absent", "POST", "/api/v1/push", `{"items":[{"payload":{}}]}`, "Queue must be a string"),
-		bad("R11 queue null", "POST", "/api/v1/push", `{"items":[{"queue":null}]}`, "Queue must be a string"),
-		bad("R11 queue number", "POST", "/api/v1/push", `{"items":[{"queue":5}]}`, "Queue must be a string"),
-		bad("R11 queue empty", "POST", "/api/v1/push", `{"items":[{"queue":""}]}`, "Queue must be a non-empty string"),
-		bad("R11 partition number", "POST", "/api/v1/push", `{"items":[{"queue":"v","partition":1}]}`, "Partition must be a string"),
-		bad("R11 transactionId number", "POST", "/api/v1/push", `{"items":[{"queue":"v","transactionId":12}]}`, "transactionId", "12"),
-		bad("R11 traceId object", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":{}}]}`, "traceId"),
-		bad("R11 all or nothing", "POST", "/api/v1/push", `{"items":[{"queue":"v","transactionId":"ok"},{"queue":"v","partition":false}]}`, "Partition must be a string"),
+		// Push shape, all or nothing.
+		bad("items absent", "POST", "/api/v1/push", `{}`, "items array is required"),
+		bad("items null", "POST", "/api/v1/push", `{"items":null}`, "items array is required"),
+		bad("items object", "POST", "/api/v1/push", `{"items":{"queue":"v"}}`, "items array is required"),
+		bad("item number", "POST", "/api/v1/push", `{"items":[{"queue":"v"},7]}`, "items[1]", "object"),
+		bad("item null", "POST", "/api/v1/push", `{"items":[null]}`, "items[0]", "object"),
+		bad("queue absent", "POST", "/api/v1/push", `{"items":[{"payload":{}}]}`, "Queue must be a string"),
+		bad("queue null", "POST", "/api/v1/push", `{"items":[{"queue":null}]}`, "Queue must be a string"),
+		bad("queue number", "POST", "/api/v1/push", `{"items":[{"queue":5}]}`, "Queue must be a string"),
+		bad("queue empty", "POST", "/api/v1/push", `{"items":[{"queue":""}]}`, "Queue must be a non-empty string"),
+		bad("partition number", "POST", "/api/v1/push", `{"items":[{"queue":"v","partition":1}]}`, "Partition must be a string"),
+		bad("transactionId number", "POST", "/api/v1/push", `{"items":[{"queue":"v","transactionId":12}]}`, "transactionId", "12"),
+		bad("traceId object", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":{}}]}`, "traceId"),
+		bad("all or nothing", "POST", "/api/v1/push", `{"items":[{"queue":"v","transactionId":"ok"},{"queue":"v","partition":false}]}`, "Partition must be a string"),
 		// traceId must be a canonical UUID.
-		bad("R12 traceId not a UUID", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":"abc"}]}`, "traceId", "UUID", `"abc"`),
-		bad("R12 traceId without hyphens", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":"0b6a3c1e8c4e4a8f9a570f1f6a6c0d01"}]}`, "traceId", "UUID"),
-		bad("R12 traceId in braces", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":"{`+traceOK+`}"}]}`, "traceId", "UUID"),
+		bad("traceId not a UUID", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":"abc"}]}`, "traceId", "UUID", `"abc"`),
+		bad("traceId without hyphens", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":"0b6a3c1e8c4e4a8f9a570f1f6a6c0d01"}]}`, "traceId", "UUID"),
+		bad("traceId in braces", "POST", "/api/v1/push", `{"items":[{"queue":"v","traceId":"{`+traceOK+`}"}]}`, "traceId", "UUID"),
 
-		// configure.
-		bad("R5 queue absent", "POST", "/api/v1/configure", `{"options":{}}`, "queue is required"),
-		bad("R5 queue empty", "POST", "/api/v1/configure", `{"queue":""}`, "queue is required"),
-		bad("R5 queue number", "POST", "/api/v1/configure", `{"queue":3}`, "queue", "string"),
-		bad("R5 namespace number", "POST", "/api/v1/configure", `{"queue":"v","namespace":1}`, "namespace", "string"),
-		bad("R5 options array", "POST", "/api/v1/configure", `{"queue":"v","options":[]}`, "options", "object"),
-		bad("R5 leaseTime string", "POST", "/api/v1/configure", `{"queue":"v","options":{"leaseTime":"30"}}`, "leaseTime", `"30"`),
-		bad("R5 leaseTime fraction", "POST", "/api/v1/configure", `{"queue":"v","options":{"leaseTime":1.5}}`, "leaseTime", "1.5"),
-		bad("R5 leaseTime negative", "POST", "/api/v1/configure", `{"queue":"v","options":{"leaseTime":-1}}`, "leaseTime", "-1"),
-		bad("R5 retryLimit boolean", "POST", "/api/v1/configure", `{"queue":"v","options":{"retryLimit":true}}`, "retryLimit", "true"),
-		bad("R5 deadLetterQueue string", "POST", "/api/v1/configure", `{"queue":"v","options":{"deadLetterQueue":"yes"}}`, "deadLetterQueue", `"yes"`),
+		// Configure.
+		bad("queue absent", "POST", "/api/v1/configure", `{"options":{}}`, "queue is required"),
+		bad("queue empty", "POST", "/api/v1/configure", `{"queue":""}`, "queue is required"),
+		bad("queue number", "POST", "/api/v1/configure", `{"queue":3}`, "queue", "string"),
+		bad("namespace number", "POST", "/api/v1/configure", `{"queue":"v","namespace":1}`, "namespace", "string"),
+		bad("options array", "POST", "/api/v1/configure", `{"queue":"v","options":[]}`, "options", "object"),
+		bad("leaseTime string", "POST", "/api/v1/configure", `{"queue":"v","options":{"leaseTime":"30"}}`, "leaseTime", `"30"`),
+		bad("leaseTime fraction", "POST", "/api/v1/configure", `{"queue":"v","options":{"leaseTime":1.5}}`, "leaseTime", "1.5"),
+		bad("leaseTime negative", "POST", "/api/v1/configure", `{"queue":"v","options":{"leaseTime":-1}}`, "leaseTime", "-1"),
+		bad("retryLimit boolean", "POST", "/api/v1/configure", `{"queue":"v","options":{"retryLimit":true}}`, "retryLimit", "true"),
+		bad("deadLetterQueue string", "POST", "/api/v1/configure", `{"queue":"v","options":{"deadLetterQueue":"yes"}}`, "deadLetterQueue", `"yes"`),
 
-		// pop parameters, on every pop route.
-		bad("R30 batch zero", "GET", "/api/v1/pop/queue/v?batch=0", "", "batch must be a positive integer", `"0"`),
-		bad("R30 batch negative", "GET", "/api/v1/pop/queue/v?batch=-3", "", "batch", `"-3"`),
-		bad("R30 R39 batch non-numeric", "GET", "/api/v1/pop/queue/v?batch=abc", "", "batch", `"abc"`),
-		bad("R39 batch trailing letters", "GET", "/api/v1/pop/queue/v?batch=10abc", "", "batch", `"10abc"`),
-		bad("R39 batch fraction", "GET", "/api/v1/pop/queue/v?batch=1.5", "", "batch", `"1.5"`),
-		bad("R39 batch plus sign", "GET", "/api/v1/pop/queue/v?batch=%2B5", "", "batch", `"+5"`),
-		bad("R33 partitions overflow", "GET", "/api/v1/pop/queue/v?partitions=99999999999999999999", "", "partitions"),
-		bad("R39 bad escape", "GET", "/api/v1/pop/queue/v?batch=%zz", "", "malformed query"),
-		bad("R39 semicolon separator", "GET", "/api/v1/pop/queue/v?batch=1;wait=true", "", "malformed query"),
-		bad("R98 bad escape", "GET", "/api/v1/dlq?limit=%zz", "", "malformed query"),
-		bad("R39 first value counts", "GET", "/api/v1/pop/queue/v?batch=0&batch=5", "", "batch", `"0"`),
-		bad("R33 partitions zero", "GET", "/api/v1/pop/queue/v?partitions=0", "", "partitions", "1 to 64"),
-		bad("R33 partitions 65", "GET", "/api/v1/pop/queue/v?partitions=65", "", "partitions", `"65"`),
-		bad("R33 partitions non-numeric", "GET", "/api/v1/pop/queue/v?partitions=all", "", "partitions", `"all"`),
-		bad("R26 timeout negative", "GET", "/api/v1/pop/queue/v?timeout=-1", "", "timeout", "60000"),
-		bad("R26 timeout too long", "GET", "/api/v1/pop/queue/v?timeout=60001&wait=true", "", "timeout", `"60001"`),
-		bad("R26 R27 timeout checked without wait", "GET", "/api/v1/pop/queue/v?timeout=1s", "", "timeout", `"1s"`),
-		bad("R35 leaseSeconds zero", "GET", "/api/v1/pop/queue/v?leaseSeconds=0", "", "leaseSeconds", "positive integer"),
-		bad("R35 leaseSeconds text", "GET", "/api/v1/pop/queue/v?leaseSeconds=ten", "", "leaseSeconds", `"ten"`),
-		bad("R39 wait yes", "GET", "/api/v1/pop/queue/v?wait=yes", "", "wait", `"yes"`),
-		bad("R39 wait uppercase", "GET", "/api/v1/pop/queue/v?wait=TRUE", "", "wait", `"TRUE"`),
-		bad("R39 autoAck 2", "GET", "/api/v1/pop/queue/v?autoAck=2", "", "autoAck", `"2"`),
-		bad("R39 autopilot on", "GET", "/api/v1/pop/queue/v?autopilot=on", "", "autopilot", `"on"`),
-		bad("R39 conflation t", "GET", "/api/v1/pop/queue/v?conflation=t&consumerGroup=g", "", "conflation", `"t"`),
-		bad("R106 subscriptionMode new-only", "GET", "/api/v1/pop/queue/v?consumerGroup=g&subscriptionMode=new-only", "", "subscriptionMode", `"new-only"`),
-		bad("R106 subscriptionMode checked in queue mode", "GET", "/api/v1/pop/queue/v?subscriptionMode=latest", "", "subscriptionMode", `"latest"`),
-		bad("R106 subscriptionFrom garbage", "GET", "/api/v1/pop/queue/v?consumerGroup=g&subscriptionFrom=yesterday", "", "subscriptionFrom", `"yesterday"`),
-		bad("R39 R106 unescaped plus in subscriptionFrom", "GET", "/api/v1/pop/queue/v?consumerGroup=g&subscriptionFrom=2026-01-01T00:00:00+01:00", "", "subscriptionFrom", "%2B"),
-		bad("R37 conflation without group", "GET", "/api/v1/pop/queue/v?conflation=true", "", "conflation", "consumerGroup"),
-		bad("R37 conflation in queue mode", "GET", "/api/v1/pop/queue/v?conflation=true&consumerGroup=__QUEUE_MODE__", "", "conflation"),
-		bad("R37 conflation with autoAck", "GET", "/api/v1/pop/queue/v?conflation=true&autoAck=true&consumerGroup=g", "", "conflation", "autoAck"),
-		bad("R21 R39 partition route validates", "GET", "/api/v1/pop/queue/v/partition/p?timeout=x", "", "timeout", `"x"`),
-		bad("R22 R39 discovery validates", "GET", "/api/v1/pop?namespace=ns&batch=0", "", "batch"),
-		bad("R22 R39 discovery validates wait", "GET", "/api/v1/pop?namespace=ns&wait=maybe", "", "wait"),
-		bad("R22 discovery needs a label", "GET", "/api/v1/pop?batch=5", "", "namespace", "task"),
+		// Pop parameters, on every pop route.
+		bad("batch zero", "GET", "/api/v1/pop/queue/v?batch=0", "", "batch must be a positive integer", `"0"`),
+		bad("batch negative", "GET", "/api/v1/pop/queue/v?batch=-3", "", "batch", `"-3"`),
+		bad("batch non-numeric", "GET", "/api/v1/pop/queue/v?batch=abc", "", "batch", `"abc"`),
+		bad("batch trailing letters", "GET", "/api/v1/pop/queue/v?batch=10abc", "", "batch", `"10abc"`),
+		bad("batch fraction", "GET", "/api/v1/pop/queue/v?batch=1.5", "", "batch", `"1.5"`),
+		bad("batch plus sign", "GET", "/api/v1/pop/queue/v?batch=%2B5", "", "batch", `"+5"`),
+		bad("partitions overflow", "GET", "/api/v1/pop/queue/v?partitions=99999999999999999999", "", "partitions"),
+		bad("bad escape", "GET", "/api/v1/pop/queue/v?batch=%zz", "", "malformed query"),
+		bad("semicolon separator", "GET", "/api/v1/pop/queue/v?batch=1;wait=true", "", "malformed query"),
+		bad("bad escape", "GET", "/api/v1/dlq?limit=%zz", "", "malformed query"),
+		bad("first value counts", "GET", "/api/v1/pop/queue/v?batch=0&batch=5", "", "batch", `"0"`),
+		bad("partitions zero", "GET", "/api/v1/pop/queue/v?partitions=0", "", "partitions", "1 to 64"),
+		bad("partitions 65", "GET", "/api/v1/pop/queue/v?partitions=65", "", "partitions", `"65"`),
+		bad("partitions non-numeric", "GET", "/api/v1/pop/queue/v?partitions=all", "", "partitions", `"all"`),
+		bad("timeout negative", "GET", "/api/v1/pop/queue/v?timeout=-1", "", "timeout", "60000"),
+		bad("timeout too long", "GET", "/api/v1/pop/queue/v?timeout=60001&wait=true", "", "timeout", `"60001"`),
+		bad("timeout checked without wait", "GET", "/api/v1/pop/queue/v?timeout=1s", "", "timeout", `"1s"`),
+		bad("leaseSeconds zero", "GET", "/api/v1/pop/queue/v?leaseSeconds=0", "", "leaseSeconds", "positive integer"),
+		bad("leaseSeconds text", "GET", "/api/v1/pop/queue/v?leaseSeconds=ten", "", "leaseSeconds", `"ten"`),
+		bad("wait yes", "GET", "/api/v1/pop/queue/v?wait=yes", "", "wait", `"yes"`),
+		bad("wait uppercase", "GET", "/api/v1/pop/queue/v?wait=TRUE", "", "wait", `"TRUE"`),
+		bad("autoAck 2", "GET", "/api/v1/pop/queue/v?autoAck=2", "", "autoAck", `"2"`),
+		bad("autopilot on", "GET", "/api/v1/pop/queue/v?autopilot=on", "", "autopilot", `"on"`),
+		bad("conflation t", "GET", "/api/v1/pop/queue/v?conflation=t&consumerGroup=g", "", "conflation", `"t"`),
+		bad("subscriptionMode new-only", "GET", "/api/v1/pop/queue/v?consumerGroup=g&subscriptionMode=new-only", "", "subscriptionMode", `"new-only"`),
+		bad("subscriptionMode checked in queue mode", "GET", "/api/v1/pop/queue/v?subscriptionMode=latest", "", "subscriptionMode", `"latest"`),
+		bad("subscriptionFrom garbage", "GET", "/api/v1/pop/queue/v?consumerGroup=g&subscriptionFrom=yesterday", "", "subscriptionFrom", `"yesterday"`),
+		bad("unescaped plus in subscriptionFrom", "GET", "/api/v1/pop/queue/v?consumerGroup=g&subscriptionFrom=2026-01-01T00:00:00+01:00", "", "subscriptionFrom", "%2B"),
+		bad("conflation without group", "GET", "/api/v1/pop/queue/v?conflation=true", "", "conflation", "consumerGroup"),
+		bad("conflation in queue mode", "GET", "/api/v1/pop/queue/v?conflation=true&consumerGroup=__QUEUE_MODE__", "", "conflation"),
+		bad("conflation with autoAck", "GET", "/api/v1/pop/queue/v?conflation=true&autoAck=true&consumerGroup=g", "", "conflation", "autoAck"),
+		bad("partition route validates", "GET", "/api/v1/pop/queue/v/partition/p?timeout=x", "", "timeout", `"x"`),
+		bad("discovery validates", "GET", "/api/v1/pop?namespace=ns&batch=0", "", "batch"),
+		bad("discovery validates wait", "GET", "/api/v1/pop?namespace=ns&wait=maybe", "", "wait"),
+		bad("discovery needs a label", "GET", "/api/v1/pop?batch=5", "", "namespace", "task"),
 
-		// ack requests.
-		bad("R78 single ack with neither id", "POST", "/api/v1/ack", `{}`, "transactionId", "partitionId"),
-		bad("R78 single ack with null ids", "POST", "/api/v1/ack", `{"transactionId":null,"partitionId":""}`, "transactionId"),
-		bad("R131 single ack number id", "POST", "/api/v1/ack", `{"transactionId":5,"partitionId":"p"}`, "transactionId", "5"),
-		bad("R131 single ack status number", "POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"p","status":1}`, "status"),
-		bad("R86 acknowledgments absent", "POST", "/api/v1/ack/batch", `{}`, "acknowledgments array is required"),
-		bad("R86 acknowledgments object", "POST", "/api/v1/ack/batch", `{"acknowledgments":{}}`, "acknowledgments array is required"),
-		bad("R86 element not an object", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"p"},"t"]}`, "acknowledgments[1]", "object"),
-		bad("R86 element null", "POST", "/api/v1/ack/batch", `{"acknowledgments":[null]}`, "acknowledgments[0]", "object"),
-		bad("R86 item field type", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":["p"]}]}`, "acknowledgments[0].partitionId"),
-		bad("R86 item error type", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"p","error":{}}]}`, "acknowledgments[0].error"),
-		bad("R86 group type", "POST", "/api/v1/ack/batch", `{"consumerGroup":7,"acknowledgments":[]}`, "consumerGroup", "7"),
+		// Ack requests.
+		bad("single ack with neither id", "POST", "/api/v1/ack", `{}`, "transactionId", "partitionId"),
+		bad("single ack with null ids", "POST", "/api/v1/ack", `{"transactionId":null,"partitionId":""}`, "transactionId"),
+		bad("single ack number id", "POST", "/api/v1/ack", `{"transactionId":5,"partitionId":"p"}`, "transactionId", "5"),
+		bad("single ack status number", "POST", "/api/v1/ack", `{"transactionId":"t","partitionId":"p","status":1}`, "status"),
+		bad("acknowledgments absent", "POST", "/api/v1/ack/batch", `{}`, "acknowledgments array is required"),
+		bad("acknowledgments object", "POST", "/api/v1/ack/batch", `{"acknowledgments":{}}`, "acknowledgments array is required"),
+		bad("element not an object", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"p"},"t"]}`, "acknowledgments[1]", "object"),
+		bad("element null", "POST", "/api/v1/ack/batch", `{"acknowledgments":[null]}`, "acknowledgments[0]", "object"),
+		bad("item field type", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":["p"]}]}`, "acknowledgments[0].partitionId"),
+		bad("item error type", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"p","error":{}}]}`, "acknowledgments[0].error"),
+		bad("group type", "POST", "/api/v1/ack/batch", `{"consumerGroup":7,"acknowledgments":[]}`, "consumerGroup", "7"),
 
-		// extend.
-		bad("R65 extend empty body", "POST", "/api/v1/lease/L/extend", "", "Empty request body"),
-		bad("R65 extend invalid JSON", "POST", "/api/v1/lease/L/extend", `{"seconds":}`, "Invalid JSON"),
-		bad("R65 extend string", "POST", "/api/v1/lease/L/extend", `{"seconds":"10"}`, "seconds", `"10"`),
-		bad("R65 extend fraction", "POST", "/api/v1/lease/L/extend", `{"seconds":1.5}`, "seconds", "1.5"),
-		bad("R65 extend zero", "POST", "/api/v1/lease/L/extend", `{"seconds":0}`, "seconds", "positive"),
-		bad("R65 extend negative", "POST", "/api/v1/lease/L/extend", `{"seconds":-60}`, "seconds", "-60"),
-		bad("R65 extend array", "POST", "/api/v1/lease/L/extend", `[60]`, "object"),
+		// Extend.
+		bad("extend empty body", "POST", "/api/v1/lease/L/extend", "", "Empty request body"),
+		bad("extend invalid JSON", "POST", "/api/v1/lease/L/extend", `{"seconds":}`, "Invalid JSON"),
+		bad("extend string", "POST", "/api/v1/lease/L/extend", `{"seconds":"10"}`, "seconds", `"10"`),
+		bad("extend fraction", "POST", "/api/v1/lease/L/extend", `{"seconds":1.5}`, "seconds", "1.5"),
+		bad("extend zero", "POST", "/api/v1/lease/L/extend", `{"seconds":0}`, "seconds", "positive"),
+		bad("extend negative", "POST", "/api/v1/lease/L/extend", `{"seconds":-60}`, "seconds", "-60"),
+		bad("extend array", "POST", "/api/v1/lease/L/extend", `[60]`, "object"),
 
-		// transactions.
-		bad("R129 operations absent", "POST", "/api/v1/transaction", `{}`, "operations array required"),
-		bad("R129 operations string", "POST", "/api/v1/transaction", `{"operations":"ack"}`, "operations array required"),
-		bad("R129 operations empty", "POST", "/api/v1/transaction", `{"operations":[]}`, "operations array cannot be empty"),
-		bad("R129 operation not an object", "POST", "/api/v1/transaction", `{"operations":[{"type":"push","items":[{"queue":"v"}]},3]}`, "operations[1]", "object"),
-		bad("R129 type number", "POST", "/api/v1/transaction", `{"operations":[{"type":1}]}`, "operations[0].type"),
-		bad("R129 ack field type", "POST", "/api/v1/transaction", `{"operations":[{"type":"push","items":[{"queue":"v"}]},{"type":"ack","transactionId":"t","partitionId":9}]}`, "operations[1].partitionId"),
+		// Transactions.
+		bad("operations absent", "POST", "/api/v1/transaction", `{}`, "operations array required"),
+		bad("operations string", "POST", "/api/v1/transaction", `{"operations":"ack"}`, "operations array required"),
+		bad("operations empty", "POST", "/api/v1/transaction", `{"operations":[]}`, "operations array cannot be empty"),
+		bad("operation not an object", "POST", "/api/v1/transaction", `{"operations":[{"type":"push","items":[{"queue":"v"}]},3]}`, "operations[1]", "object"),
+		bad("type number", "POST", "/api/v1/transaction", `{"operations":[{"type":1}]}`, "operations[0].type"),
+		bad("ack field type", "POST", "/api/v1/transaction", `{"operations":[{"type":"push","items":[{"queue":"v"}]},{"type":"ack","transactionId":"t","partitionId":9}]}`, "operations[1].partitionId"),
 
 		// DLQ list.
-		bad("R98 limit zero", "GET", "/api/v1/dlq?limit=0", "", "limit", "positive"),
-		bad("R98 limit text", "GET", "/api/v1/dlq?limit=all", "", "limit", `"all"`),
-		bad("R98 offset negative", "GET", "/api/v1/dlq?offset=-1", "", "offset", `"-1"`),
-		bad("R98 offset fraction", "GET", "/api/v1/dlq?offset=0.5", "", "offset"),
-		bad("R98 from garbage", "GET", "/api/v1/dlq?from=monday", "", "from", `"monday"`),
-		bad("R98 to garbage", "GET", "/api/v1/dlq?to=2026-13-01T00:00:00Z", "", "to"),
+		bad("limit zero", "GET", "/api/v1/dlq?limit=0", "", "limit", "positive"),
+		bad("limit text", "GET", "/api/v1/dlq?limit=all", "", "limit", `"all"`),
+		bad("offset negative", "GET", "/api/v1/dlq?offset=-1", "", "offset", `"-1"`),
+		bad("offset fraction", "GET", "/api/v1/dlq?offset=0.5", "", "offset"),
+		bad("from garbage", "GET", "/api/v1/dlq?from=monday", "", "from", `"monday"`),
+		bad("to garbage", "GET", "/api/v1/dlq?to=2026-13-01T00:00:00Z", "", "to"),
 
-		// seek.
-		bad("R112 neither", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{}`, "Must specify either 'toEnd': true or 'timestamp'"),
-		bad("R112 toEnd false counts as absent", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":false}`, "Must specify either 'toEnd': true or 'timestamp'"),
-		bad("R112 both", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":true,"timestamp":"2026-01-01T00:00:00Z"}`, "toEnd", "timestamp"),
-		bad("R113 timestamp number", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"timestamp":1700000000}`, "timestamp"),
-		bad("R113 toEnd string", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":"true"}`, "toEnd"),
-		bad("R113 timestamp unparseable", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"timestamp":"last week"}`, "timestamp", `"last week"`),
-		bad("R113 seek empty body", "POST", "/api/v1/consumer-groups/g/queues/v/seek", "", "Empty request body"),
+		// Seek.
+		bad("neither", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{}`, "Must specify either 'toEnd': true or 'timestamp'"),
+		bad("toEnd false counts as absent", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":false}`, "Must specify either 'toEnd': true or 'timestamp'"),
+		bad("both", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":true,"timestamp":"2026-01-01T00:00:00Z"}`, "toEnd", "timestamp"),
+		bad("timestamp number", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"timestamp":1700000000}`, "timestamp"),
+		bad("toEnd string", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"toEnd":"true"}`, "toEnd"),
+		bad("timestamp unparseable", "POST", "/api/v1/consumer-groups/g/queues/v/seek", `{"timestamp":"last week"}`, "timestamp", `"last week"`),
+		bad("seek empty body", "POST", "/api/v1/consumer-groups/g/queues/v/seek", "", "Empty request body"),
 
-		// group deletion flag.
-		bad("R39 deleteMetadata", "DELETE", "/api/v1/consumer-groups/g?deleteMetadata=no", "", "deleteMetadata", `"no"`),
+		// Group deletion flag.
+		bad("deleteMetadata", "DELETE", "/api/v1/consumer-groups/g?deleteMetadata=no", "", "deleteMetadata", `"no"`),
 	}
 	for _, tc := range cases {
 		r := c.Do(tc.method, tc.path, tc.body)
@@ -200,7 +200,7 @@ func TestNullAndEmptyValuesTakeTheirDefaults(t *testing.T) {
 	if len(got.Messages) != 1 || got.Messages[0].TransactionID != res[0].TransactionID {
 		t.Fatalf("batch= should default to 1: got %d messages", len(got.Messages))
 	}
-	if got.Messages[0].Partition != "Default" { // R2
+	if got.Messages[0].Partition != "Default" { // a null partition is Default
 		t.Errorf("partition %q, want Default", got.Messages[0].Partition)
 	}
 	// The repeated batch counts its first value, 5: both remaining and... only one is left.
@@ -212,7 +212,7 @@ func TestNullAndEmptyValuesTakeTheirDefaults(t *testing.T) {
 	var ext []testutil.ExtendResult
 	c.Post("/api/v1/lease/"+got.LeaseID+"/extend", `{"seconds":null}`).Want(t, http.StatusOK, &ext)
 	if len(ext) != 1 || !ext[0].Success {
-		t.Fatalf(`extend {"seconds":null} = %+v, want success with 60 s (R65)`, ext)
+		t.Fatalf(`extend {"seconds":null} = %+v, want success with 60 s`, ext)
 	}
 	var acks []testutil.AckResult
 	c.Post("/api/v1/ack", map[string]any{"transactionId": got.Messages[0].TransactionID, "partitionId": got.Messages[0].PartitionID,

@@ -10,7 +10,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// a lease ends once as many acks as it leased messages came, wherever they point; acking
+// A lease ends once as many acks as it leased messages came, wherever they point; acking
 // only the last keeps it.
 func Test015LeaseEndsOnceItsAcksAreCounted(t *testing.T) {
 	t.Parallel()
@@ -32,7 +32,7 @@ func Test015LeaseEndsOnceItsAcksAreCounted(t *testing.T) {
 	}
 }
 
-// in a batch ack, a completed above a failed moves the cursor past it and loses the failed
+// In a batch ack, a completed above a failed moves the cursor past it and loses the failed
 // message; an unfenced completed on an earlier message moves the cursor back.
 func Test015CompletedAboveAFailedLosesIt(t *testing.T) {
 	t.Parallel()
@@ -50,7 +50,7 @@ func Test015CompletedAboveAFailedLosesIt(t *testing.T) {
 	wantIDs(t, "after re-acking a without a lease", ids, "b", "c")
 }
 
-// a failed from a group that never read the partition files the message at once, and the
+// A failed from a group that never read the partition files the message at once, and the
 // retry counter is not reset after a dead letter.
 func Test015FailedWithoutBudget(t *testing.T) {
 	t.Parallel()
@@ -78,7 +78,7 @@ func Test015FailedWithoutBudget(t *testing.T) {
 	}
 }
 
-// an empty acknowledgments array is never answered.
+// An empty acknowledgments array is never answered.
 func Test015NeverAnswersAnEmptyBatchAck(t *testing.T) {
 	t.Parallel()
 	srv, _ := start015(t)

@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// a push-created queue has a 300 s lease; deadLetterQueue:false is ignored.
+// A push-created queue has a 300 s lease; deadLetterQueue:false is ignored.
 func Test015ConfigureDefaultsAndIgnoredDeadLetterQueue(t *testing.T) {
 	t.Parallel()
 	srv, c := start015(t, withManualClock())
@@ -31,7 +31,7 @@ func Test015ConfigureDefaultsAndIgnoredDeadLetterQueue(t *testing.T) {
 	}
 }
 
-// a seek excludes a message exactly at T and moves only partitions with a cursor.
+// A seek excludes a message exactly at T and moves only partitions with a cursor.
 func Test015Seek(t *testing.T) {
 	t.Parallel()
 	srv, c := start015(t, withManualClock())
@@ -56,7 +56,7 @@ func Test015Seek(t *testing.T) {
 	}
 }
 
-// the list's id is the message id, there is no total, and an offset above 0 lists nothing.
+// The list's id is the message id, there is no total, and an offset above 0 lists nothing.
 func Test015DeadLetterList(t *testing.T) {
 	t.Parallel()
 	_, c := start015(t)

@@ -13,8 +13,8 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// captureState015 rebuilds the state of the introspection captures (S1–S21 of
-// wire-0.15-introspection.md) on a 0.15-mode broker and reads it 25 s after the first push.
+// captureState015 rebuilds the state of the introspection captures, step by step as they were
+// taken, on a 0.15-mode broker, and reads it 25 s after the first push.
 // It returns the client and p0's partition id.
 func captureState015(t *testing.T) (*testServer, *testutil.Client, map[string]string) {
 	t.Helper()
@@ -45,21 +45,21 @@ func captureState015(t *testing.T) (*testServer, *testutil.Client, map[string]st
 	}
 	ids := map[string]string{}
 	note := func(r *testutil.PopResult) *testutil.PopResult { ids[r.Partition] = r.PartitionID; return r }
-	note(pop("p2", "spec-gC", "new", 10))                                                      // S4
-	c.AckAll(note(pop("p0", "spec-gB", "all", 2)), "spec-gB", "completed")                     // S5, S6
-	note(pop("p1", "spec-gB", "all", 2))                                                       // S7: lease held
-	c.AckAll(pop("p0", "", "", 1), "", "failed")                                               // S8, S9
-	c.AckAll(pop("p0", "", "", 1), "", "failed")                                               // S10, S11: dead letter
-	pop("p0", "", "", 2)                                                                       // S12: lease held
-	r := pop("p2", "spec-gA", "all", 10)                                                       // S13
-	c.AckBatch(map[string]any{"consumerGroup": "spec-gA", "acknowledgments": []map[string]any{ // S14
+	note(pop("p2", "spec-gC", "new", 10))                                                      // gC starts new
+	c.AckAll(note(pop("p0", "spec-gB", "all", 2)), "spec-gB", "completed")                     // gB reads two of p0
+	note(pop("p1", "spec-gB", "all", 2))                                                       // and holds p1
+	c.AckAll(pop("p0", "", "", 1), "", "failed")                                               // queue mode fails p0-0
+	c.AckAll(pop("p0", "", "", 1), "", "failed")                                               // twice: a dead letter
+	pop("p0", "", "", 2)                                                                       // and holds p0
+	r := pop("p2", "spec-gA", "all", 10)                                                       // gA reads p2
+	c.AckBatch(map[string]any{"consumerGroup": "spec-gA", "acknowledgments": []map[string]any{ // one done, one filed
 		{"transactionId": "p2-0", "partitionId": r.PartitionID, "leaseId": r.LeaseID, "status": "completed"},
 		{"transactionId": "p2-1", "partitionId": r.PartitionID, "leaseId": r.LeaseID, "status": "dlq"},
 	}})
 	srv.Advance(3 * time.Second)
-	push(testutil.Item{Queue: q, Partition: "p0", Payload: map[string]any{"p": "p0", "i": 4}, TransactionID: "p0-4"}, // S15
+	push(testutil.Item{Queue: q, Partition: "p0", Payload: map[string]any{"p": "p0", "i": 4}, TransactionID: "p0-4"}, // two more, 3 s later
 		testutil.Item{Queue: q, Partition: "p2", Payload: map[string]any{"p": "p2", "i": 2}, TransactionID: "p2-2"})
-	for _, p := range []string{"p0", "p1", "p2"} { // S16–S21
+	for _, p := range []string{"p0", "p1", "p2"} { // gA finishes everything
 		c.AckAll(pop(p, "spec-gA", "all", 10), "spec-gA", "completed")
 	}
 	srv.Advance(22 * time.Second)
@@ -212,7 +212,7 @@ func Test015IntrospectionStatusesAndBodies(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/api/v1/messages?queue=spec-insp-115691&limit=-1", "/api/v1/status/queues?namespace=spec-ns&limit=-1"} {
-		got := c.Get(path) // M6b, O7: PostgreSQL's refusal, as a 200
+		got := c.Get(path) // PostgreSQL's refusal, as a 200
 		var f struct {
 			Error   string `json:"error"`
 			Success *bool  `json:"success"`
@@ -279,7 +279,7 @@ func Test015IntrospectionContents(t *testing.T) {
 		return names
 	}
 	for group, want := range map[string][]string{
-		"spec-gB": {"p0", "p1"}, "__QUEUE_MODE__": {"p0"}, "spec-gC": {"p0", "p1", "p2"}, // G3, G5, G4
+		"spec-gB": {"p0", "p1"}, "__QUEUE_MODE__": {"p0"}, "spec-gC": {"p0", "p1", "p2"}, // as captured
 	} {
 		if got := partitionsOf(group); !slices.Equal(got, want) {
 			t.Errorf("%s lists %v, want the partitions with a cursor row %v", group, got, want)
@@ -292,7 +292,7 @@ func Test015IntrospectionContents(t *testing.T) {
 			LastConsumedAt *string `json:"lastConsumedAt"`
 		} `json:"partitions"`
 	}
-	c.Get("/api/v1/consumer-groups/spec-gA").Want(t, http.StatusOK, &gA) // G2: completed acks only
+	c.Get("/api/v1/consumer-groups/spec-gA").Want(t, http.StatusOK, &gA) // totalConsumed counts completed acks only
 	var consumed []int64
 	for _, p := range gA["spec-insp-115691"].Partitions {
 		consumed = append(consumed, p.TotalConsumed)
@@ -301,12 +301,12 @@ func Test015IntrospectionContents(t *testing.T) {
 		}
 	}
 	if !slices.Equal(consumed, []int64{5, 3, 2}) {
-		t.Errorf("spec-gA totalConsumed %v, want G2's [5 3 2]: a dead letter counts 0", consumed)
+		t.Errorf("spec-gA totalConsumed %v, want the captured [5 3 2]: a dead letter counts 0", consumed)
 	}
 
 	var lagging []map[string]any
-	c.Get("/api/v1/consumer-groups/lagging?minLagSeconds=-5&queue=elsewhere").Want(t, http.StatusOK, &lagging) // O34
-	// G10 has 6: 0.15 also counts spec-gC's messages older than its start on p1, a lag this
+	c.Get("/api/v1/consumer-groups/lagging?minLagSeconds=-5&queue=elsewhere").Want(t, http.StatusOK, &lagging) // no filters, and a negative minimum
+	// The capture has 6: 0.15 also counts spec-gC's messages older than its start on p1, a lag this
 	// broker does not reproduce.
 	if len(lagging) != 5 {
 		t.Errorf("lagging: %d entries, want 5", len(lagging))
@@ -330,11 +330,11 @@ func Test015IntrospectionContents(t *testing.T) {
 		t.Errorf("browse %v, want newest first whatever order says: %v", txs, want)
 	}
 	for path, want := range map[string]int{
-		"/api/v1/messages?ns=spec-ns&partition=p1":                        3, // M8
+		"/api/v1/messages?ns=spec-ns&partition=p1":                        3, // ns filters
 		"/api/v1/messages?namespace=other&queue=spec-insp-115691&limit=2": 2, // namespace is no filter
-		"/api/v1/messages?queue=spec-insp-115691&limit=0":                 0, // M6
-		"/api/v1/messages?queue=spec-insp-115691&limit=abc&partition=p2":  3, // M5
-		"/api/v1/messages?queue=spec-insp-115691&status=failed":           0, // M3e
+		"/api/v1/messages?queue=spec-insp-115691&limit=0":                 0, // limit 0 lists nothing
+		"/api/v1/messages?queue=spec-insp-115691&limit=abc&partition=p2":  3, // a limit that does not parse is the default
+		"/api/v1/messages?queue=spec-insp-115691&status=failed":           0, // failed is no status
 	} {
 		c.Get(path).Want(t, http.StatusOK, &browse)
 		if len(browse.Messages) != want {
@@ -345,7 +345,7 @@ func Test015IntrospectionContents(t *testing.T) {
 	var msg struct {
 		ConsumerGroups []map[string]any `json:"consumerGroups"`
 	}
-	c.Get("/api/v1/messages/"+ids["p2"]+"/p2-1").Want(t, http.StatusOK, &msg) // M12
+	c.Get("/api/v1/messages/"+ids["p2"]+"/p2-1").Want(t, http.StatusOK, &msg) // dead-lettered by gA
 	var names []string
 	for _, g := range msg.ConsumerGroups {
 		names = append(names, g["name"].(string))

@@ -9,7 +9,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// no offset or deliveryAttempt; leaseSeconds and autopilot ignored, batch defaults to 1.
+// No offset or deliveryAttempt; leaseSeconds and autopilot ignored, batch defaults to 1.
 func Test015PopIgnoresLeaseSecondsAndAutopilot(t *testing.T) {
 	t.Parallel()
 	_, c := start015(t)
@@ -31,7 +31,7 @@ func Test015PopIgnoresLeaseSecondsAndAutopilot(t *testing.T) {
 	}
 }
 
-// lax parameters: an unparsable integer takes its default, a boolean other than true/1
+// Lax parameters: an unparsable integer takes its default, a boolean other than true/1
 // is false; nothing is refused.
 func Test015ReadsPopParametersLaxly(t *testing.T) {
 	t.Parallel()
@@ -41,7 +41,7 @@ func Test015ReadsPopParametersLaxly(t *testing.T) {
 	wantIDs(t, "batch=many", ids, "a")
 }
 
-// with no mode, or new-only, a group reads the history; "new" skips it.
+// With no mode, or new-only, a group reads the history; "new" skips it.
 func Test015DefaultStartIsAll(t *testing.T) {
 	t.Parallel()
 	_, c := start015(t)
@@ -53,11 +53,11 @@ func Test015DefaultStartIsAll(t *testing.T) {
 	ids, res := c.Pop("/api/v1/pop/queue/q", testutil.Query("consumerGroup", "gnew", "batch", "10", "subscriptionMode", "new"))
 	wantIDs(t, "mode new", ids)
 	if !res.Success || res.LeaseID == "" || res.Partition != "p" {
-		t.Fatalf("a new group's first pop claims the partition with nothing in it (D2b): %+v", res)
+		t.Fatalf("a new group's first pop claims the partition with nothing in it: %+v", res)
 	}
 }
 
-// a "new" start is recorded only when a pop finds a partition with a message: a group
+// A "new" start is recorded only when a pop finds a partition with a message: a group
 // whose first pops found the queue empty skips what was pushed before its next pop.
 func Test015KeepsANewStartOnlyOnceAPopClaims(t *testing.T) {
 	t.Parallel()

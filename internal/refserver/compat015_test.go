@@ -272,7 +272,7 @@ func (c client015) Push(queue, partition string, txIDs ...string) {
 	c.Post("/api/v1/push", map[string]any{"items": items}).Want(c.T, http.StatusOK, nil)
 }
 
-// pop answers the popped transactionIds and the whole answer.
+// Pop answers the popped transactionIds and the whole answer.
 func (c client015) Pop(path string, params url.Values) ([]string, *testutil.PopResult) {
 	c.T.Helper()
 	var res testutil.PopResult
@@ -301,7 +301,7 @@ func wantIDs(t *testing.T, what string, got []string, want ...string) {
 	}
 }
 
-// a bare token is accepted too.
+// A bare token is accepted too.
 func Test015AcceptsTheBareToken(t *testing.T) {
 	t.Parallel()
 	_, c := start015(t, withToken("s3cret"))

@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// in a transaction a failed files at once, and a retry or a duplicate push rolls back.
+// In a transaction a failed files at once, and a retry or a duplicate push rolls back.
 func Test015Transactions(t *testing.T) {
 	t.Parallel()
 	_, c := start015(t)

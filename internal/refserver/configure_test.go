@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// configure replaces the options; omitted ones take their defaults.
+// Configure replaces the options; omitted ones take their defaults.
 func TestConfigureReplacesTheOptions(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)

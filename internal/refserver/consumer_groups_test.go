@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// groups keep their own cursors; deliveryAttempt counts per group.
+// Groups keep their own cursors; deliveryAttempt counts per group.
 func TestGroupsAreIndependent(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -27,7 +27,7 @@ func TestGroupsAreIndependent(t *testing.T) {
 	c.AckAll(a, "a", "completed")
 }
 
-// a named group starts new by default; subscriptionFrom reads from a time.
+// A named group starts new by default; subscriptionFrom reads from a time.
 func TestNewAndTimestampStarts(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withManualClock())
@@ -50,7 +50,7 @@ func TestNewAndTimestampStarts(t *testing.T) {
 	}
 }
 
-// all mode and queue mode start at the oldest message, on every partition.
+// All mode and queue mode start at the oldest message, on every partition.
 func TestAnAllStartAndQueueModeReadEverything(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -67,7 +67,7 @@ func TestAnAllStartAndQueueModeReadEverything(t *testing.T) {
 	}
 }
 
-// a named group's first pop decides its start even when the queue does not
+// A named group's first pop decides its start even when the queue does not
 // exist yet; the decision takes effect once a push creates the queue, and "new" counts from
 // that first pop's arrival, so the first message pushed is delivered. The pop creates nothing.
 func TestAStartDecidedBeforeTheQueueExistsHolds(t *testing.T) {
@@ -94,7 +94,7 @@ func TestAStartDecidedBeforeTheQueueExistsHolds(t *testing.T) {
 	}
 }
 
-// seek back re-reads from a time and releases the group's lease.
+// Seek back re-reads from a time and releases the group's lease.
 func TestSeekBackAndToTheEnd(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withManualClock())
@@ -117,5 +117,5 @@ func TestSeekBackAndToTheEnd(t *testing.T) {
 	if acks[0].Success {
 		t.Fatal("an ack under a lease the seek released was accepted")
 	}
-	c.Post("/api/v1/consumer-groups/g/queues/nope/seek", `{"toEnd":true}`).WantError(t, http.StatusNotFound, "queue not found") // R113
+	c.Post("/api/v1/consumer-groups/g/queues/nope/seek", `{"toEnd":true}`).WantError(t, http.StatusNotFound, "queue not found")
 }

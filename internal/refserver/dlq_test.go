@@ -36,7 +36,7 @@ func TestAMessageIsDeadLetteredOnceItsRetriesAreSpent(t *testing.T) {
 	}
 }
 
-// filters, paging and total.
+// Filters, paging and total.
 func TestTheDeadLetterListPages(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withManualClock())
@@ -62,7 +62,7 @@ func TestTheDeadLetterListPages(t *testing.T) {
 	}
 }
 
-// with deadLetterQueue false, a dlq ack drops the message: dlq false, nothing listed.
+// With deadLetterQueue false, a dlq ack drops the message: dlq false, nothing listed.
 func TestAQueueWithoutDeadLettersDropsGivenUpMessages(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -80,7 +80,7 @@ func TestAQueueWithoutDeadLettersDropsGivenUpMessages(t *testing.T) {
 	}
 }
 
-// a replay wakes a waiting pop and is read by every group, from deliveryAttempt 1.
+// A replay wakes a waiting pop and is read by every group, from deliveryAttempt 1.
 func TestAReplayWakesAWaitingPop(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)

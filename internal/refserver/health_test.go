@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// health is open and says which broker it is; the overview needs the token
+// Health is open and says which broker it is; the overview needs the token
 // like every introspection route; names are percent-decoded; other methods are 405.
 func TestHealthOverviewAndReadRoutes(t *testing.T) {
 	t.Parallel()

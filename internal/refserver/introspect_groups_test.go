@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// the group list, a group's detail and the lagging list, key by key.
+// The group list, a group's detail and the lagging list, key by key.
 func TestGroupListDetailAndLaggingAnswers(t *testing.T) {
 	t.Parallel()
 	_, c, ids := exampleState(t)

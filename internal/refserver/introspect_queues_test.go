@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// the queue list and the queue detail, key by key.
+// The queue list and the queue detail, key by key.
 func TestQueueListAndDetailAnswers(t *testing.T) {
 	t.Parallel()
 	_, c, _ := exampleState(t)

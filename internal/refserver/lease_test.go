@@ -9,7 +9,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// a push-created queue leases for 60 s; a configured leaseTime 0 also means 60 s.
+// A push-created queue leases for 60 s; a configured leaseTime 0 also means 60 s.
 func TestALeaseLasts60SecondsByDefault(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withManualClock())
@@ -34,7 +34,7 @@ func TestALeaseLasts60SecondsByDefault(t *testing.T) {
 	}
 }
 
-// a lease expires with the broker clock; the batch comes back with
+// A lease expires with the broker clock; the batch comes back with
 // deliveryAttempt 2, and the old lease's acks are refused.
 func TestAnExpiredLeaseRedeliversItsMessages(t *testing.T) {
 	t.Parallel()
@@ -56,7 +56,7 @@ func TestAnExpiredLeaseRedeliversItsMessages(t *testing.T) {
 	if acks[0].Success || testutil.Deref(acks[0].Error) != "Invalid or expired lease" {
 		t.Fatalf("ack under the expired lease %+v", acks[0])
 	}
-	// the expired lease cannot be renewed.
+	// The expired lease cannot be renewed.
 	var ext []testutil.ExtendResult
 	c.Post("/api/v1/lease/"+first.LeaseID+"/extend", `{"seconds":5}`).Want(t, http.StatusOK, &ext)
 	if ext[0].Success || ext[0].ExpiresAt != nil {
@@ -64,7 +64,7 @@ func TestAnExpiredLeaseRedeliversItsMessages(t *testing.T) {
 	}
 }
 
-// extend pushes the expiry to max(current, now+N), so the lease outlives its time.
+// Extend pushes the expiry to max(current, now+N), so the lease outlives its time.
 func TestAnExtensionKeepsTheLease(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, withManualClock())

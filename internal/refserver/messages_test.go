@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// browsing and one message, key by key; the parameters' refusals.
+// Browsing and one message, key by key; the parameters' refusals.
 func TestBrowseAndMessageDetailAnswers(t *testing.T) {
 	t.Parallel()
 	_, c, ids := exampleState(t)

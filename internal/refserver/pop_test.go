@@ -17,7 +17,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// a partition pop reads one partition; partitions=N claims several under one
+// A partition pop reads one partition; partitions=N claims several under one
 // lease with batch as the total budget.
 func TestPopOfAPartitionAndOfSeveralPartitions(t *testing.T) {
 	t.Parallel()
@@ -41,7 +41,7 @@ func TestPopOfAPartitionAndOfSeveralPartitions(t *testing.T) {
 	c.AckAll(many, "", "completed") // each with its own partitionId and the shared leaseId
 }
 
-// a discovery pop reads queues whose labels match, and answers 204 when none does.
+// A discovery pop reads queues whose labels match, and answers 204 when none does.
 func TestDiscoveryPopFindsQueuesByNamespaceAndTask(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -56,7 +56,7 @@ func TestDiscoveryPopFindsQueuesByNamespaceAndTask(t *testing.T) {
 	}
 }
 
-// a discovery pop never long-polls, ignores autopilot (batch 1), claims partitions
+// A discovery pop never long-polls, ignores autopilot (batch 1), claims partitions
 // of one queue only, and its lease lasts 60 s whatever the queue's leaseTime, or leaseSeconds.
 func TestDiscoveryPopLeasesOneQueueFor60sByDefault(t *testing.T) {
 	t.Parallel()
@@ -102,7 +102,7 @@ func TestDiscoveryPopLeasesOneQueueFor60sByDefault(t *testing.T) {
 	}
 }
 
-// an empty discovery pop of a group stored as conflating answers 200
+// An empty discovery pop of a group stored as conflating answers 200
 // {"messages":[]}, as a queue pop of that group does; another group gets 204.
 func TestAnEmptyDiscoveryPopOfAConflatingGroupAnswersNoMessages(t *testing.T) {
 	t.Parallel()
@@ -126,7 +126,7 @@ func TestAnEmptyDiscoveryPopOfAConflatingGroupAnswersNoMessages(t *testing.T) {
 	}
 }
 
-// no consumerGroup, an empty one and __QUEUE_MODE__ are one group.
+// No consumerGroup, an empty one and __QUEUE_MODE__ are one group.
 func TestPopsThatNameNoGroupShareQueueMode(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -148,7 +148,7 @@ func TestPopsThatNameNoGroupShareQueueMode(t *testing.T) {
 	}
 }
 
-// a waiting pop on a queue that does not exist yet is answered by the push
+// A waiting pop on a queue that does not exist yet is answered by the push
 // that creates it, as soon as it is stored.
 func TestALongPollIsWokenByAPush(t *testing.T) {
 	t.Parallel()
@@ -162,7 +162,7 @@ func TestALongPollIsWokenByAPush(t *testing.T) {
 	}
 }
 
-// a long poll that times out answers 204; timeout=0 answers at once.
+// A long poll that times out answers 204; timeout=0 answers at once.
 func TestALongPollTimesOutWith204(t *testing.T) {
 	t.Parallel()
 	_, c := start(t, withManualClock()) // long-poll timeouts run on real time anyway
@@ -178,7 +178,7 @@ func TestALongPollTimesOutWith204(t *testing.T) {
 	}
 }
 
-// a conflating group gets the newest message only, and an empty pop answers 200 {"messages":[]}.
+// A conflating group gets the newest message only, and an empty pop answers 200 {"messages":[]}.
 func TestAConflatingGroupGetsOnlyTheNewestMessage(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -210,7 +210,7 @@ func TestAutoAckFinishesWhatItHandsOut(t *testing.T) {
 	}
 }
 
-// with autopilot and no batch, a pop takes up to 100 messages.
+// With autopilot and no batch, a pop takes up to 100 messages.
 func TestAutopilotGrowsTheBatch(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -225,7 +225,7 @@ func TestAutopilotGrowsTheBatch(t *testing.T) {
 	}
 }
 
-// extreme but valid numbers are served, never a 5xx.
+// Extreme but valid numbers are served, never a 5xx.
 func TestExtremeValidNumbersAreTaken(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -257,13 +257,13 @@ func TestExtremeValidNumbersAreTaken(t *testing.T) {
 		}
 	}
 	c.Post("/api/v1/configure", `{"queue":"huge","options":{"leaseTime":2147483647,"retryLimit":2147483647}}`).Want(t, http.StatusOK, nil)
-	// integers ≥ 0, however large; the lease is clamped to what a duration holds.
+	// Integers ≥ 0, however large; the lease is clamped to what a duration holds.
 	c.Post("/api/v1/configure", `{"queue":"huge","options":{"leaseTime":9223372036854775807,"retryLimit":9223372036854775807}}`).Want(t, http.StatusOK, nil)
 	c.PushN("huge", "", "again", 1)
 	c.MustPop("/api/v1/pop/queue/huge", nil)
 }
 
-// an integer is an optional '-' and decimal digits, however many; a batch or
+// An integer is an optional '-' and decimal digits, however many; a batch or
 // leaseSeconds beyond 64 bits is a positive integer, so it is served, not refused.
 func TestIntegersBeyond64BitsSaturate(t *testing.T) {
 	t.Parallel()
@@ -278,7 +278,7 @@ func TestIntegersBeyond64BitsSaturate(t *testing.T) {
 	c.Get("/api/v1/pop/queue/bignum?timeout=99999999999999999999").WantError(t, http.StatusBadRequest, "timeout")
 }
 
-// an empty pop is 204 with no body and no Content-Type.
+// An empty pop is 204 with no body and no Content-Type.
 func TestAnEmptyPopIs204WithNoBody(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -290,7 +290,7 @@ func TestAnEmptyPopIs204WithNoBody(t *testing.T) {
 	}
 }
 
-// pops with a consumer group on queues that do not exist, and on partitions that do not,
+// Pops with a consumer group on queues that do not exist, and on partitions that do not,
 // answer 204 and keep nothing: after 2,000 of them with 250-byte names the broker holds what
 // it held before, within a few hundred KB. Not parallel: it measures the heap, which other
 // tests would move.
@@ -412,7 +412,7 @@ func TestCompetingConsumersDrainEveryPartitionInOrder(t *testing.T) {
 	}
 }
 
-// pops waiting on one queue are each woken by a push of one message per partition.
+// Pops waiting on one queue are each woken by a push of one message per partition.
 func TestAPushWakesWaitingPops(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
@@ -440,7 +440,7 @@ func TestAPushWakesWaitingPops(t *testing.T) {
 	}
 }
 
-// waiting pops are served in arrival order.
+// Waiting pops are served in arrival order.
 func TestWaitingPopsAreServedInArrivalOrder(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
@@ -467,7 +467,7 @@ func TestWaitingPopsAreServedInArrivalOrder(t *testing.T) {
 	}
 }
 
-// a waiting pop whose client leaves is abandoned and leases nothing.
+// A waiting pop whose client leaves is abandoned and leases nothing.
 func TestAPopWhoseClientLeftLeasesNothing(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)

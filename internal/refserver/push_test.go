@@ -10,7 +10,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// push creates the queue and partition; offsets 0, 1, 2…
+// Push creates the queue and partition; offsets 0, 1, 2…
 // with no gap for a duplicate; a pop returns them in order.
 func TestPushCreatesQueuesAndPartitionsAndNumbersMessagesInOrder(t *testing.T) {
 	t.Parallel()
@@ -34,7 +34,7 @@ func TestPushCreatesQueuesAndPartitionsAndNumbersMessagesInOrder(t *testing.T) {
 	}
 }
 
-// a transactionId is unique within a partition only.
+// A transactionId is unique within a partition only.
 func TestPushOfAKnownTransactionIDIsADuplicate(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)

@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// deleting a queue or a group forgets its state.
+// Deleting a queue or a group forgets its state.
 func TestDeletingAQueueAndAGroup(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)

@@ -8,7 +8,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// §2.3 key sets, compared exactly on maps decoded from the wire, nulls included.
+// The answers' key sets, compared exactly on maps decoded from the wire, nulls included.
 func TestPushPopAckAndExtendAnswerShapes(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -65,7 +65,7 @@ func TestPushPopAckAndExtendAnswerShapes(t *testing.T) {
 	if first["traceId"] != trace || second["traceId"] != nil {
 		t.Errorf("traceId %v, %v; want the UUID, then null", first["traceId"], second["traceId"])
 	}
-	if d, _ := json.Marshal(first["data"]); string(d) != `{"n":1}` { // R44
+	if d, _ := json.Marshal(first["data"]); string(d) != `{"n":1}` { // data is the payload as pushed
 		t.Errorf("data %s, want {\"n\":1}", d)
 	}
 	if d, _ := json.Marshal(second["data"]); string(d) != `{}` { // an absent payload is {}
@@ -215,7 +215,7 @@ func TestConfigureDLQSeekGroupAndQueueAnswerShapes(t *testing.T) {
 		t.Errorf("delete dead letter %v", del)
 	}
 	c.Delete("/api/v1/dlq/"+id2).WantError(t, http.StatusNotFound, "dead letter not found")
-	c.Post("/api/v1/dlq/"+id+"/replay", "").WantError(t, http.StatusNotFound, "dead letter not found") // R100
+	c.Post("/api/v1/dlq/"+id+"/replay", "").WantError(t, http.StatusNotFound, "dead letter not found") // replayed once, it is gone
 
 	del = nil
 	c.Delete("/api/v1/resources/queues/sq").Want(t, http.StatusOK, &del)

@@ -31,7 +31,7 @@ func TestAPanicInAHandlerAnswers500AndIsLogged(t *testing.T) {
 	}
 }
 
-// unknown paths answer 404 {"error":"not found"}, other methods 405 {"error":"method not allowed"}.
+// Unknown paths answer 404 {"error":"not found"}, other methods 405 {"error":"method not allowed"}.
 func TestUnknownPathsAnswer404AndOtherMethods405(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -84,7 +84,7 @@ func TestUnknownPathsAnswer404AndOtherMethods405(t *testing.T) {
 	}
 }
 
-// path segments are percent-decoded.
+// Path segments are percent-decoded.
 func TestPathSegmentsArePercentDecoded(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -113,7 +113,7 @@ func TestHeadIsNotServed(t *testing.T) {
 	}
 }
 
-// group deletion and the group reads share a path; other methods there are 405.
+// Group deletion and the group reads share a path; other methods there are 405.
 func TestGroupPathsServeOnlyTheirMethods(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)

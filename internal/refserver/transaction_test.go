@@ -7,7 +7,7 @@ import (
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
-// when several operations would fail, the rollback names the first in request order,
+// When several operations would fail, the rollback names the first in request order,
 // whether it is a refused ack or an invalid push item; nothing is stored either way.
 func TestARollbackNamesTheFirstFailingOperation(t *testing.T) {
 	t.Parallel()
@@ -34,11 +34,11 @@ func TestARollbackNamesTheFirstFailingOperation(t *testing.T) {
 			t.Errorf("rollback results %v, want []", out["results"])
 		}
 	}
-	// no queue was created by the rolled-back pushes.
+	// No queue was created by the rolled-back pushes.
 	c.Delete("/api/v1/resources/queues/txq").WantError(t, http.StatusNotFound, "queue not found")
 }
 
-// a transaction's push wakes a waiting pop once committed.
+// A transaction's push wakes a waiting pop once committed.
 func TestATransactionPushWakesAWaitingPop(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
@@ -55,7 +55,7 @@ func TestATransactionPushWakesAWaitingPop(t *testing.T) {
 	}
 }
 
-// §2.3 transaction shapes and R127's rollback.
+// The transaction answer's keys, and a rollback's, which names the first failing operation.
 func TestTransactionAnswerShapes(t *testing.T) {
 	t.Parallel()
 	_, c := start(t)
@@ -87,7 +87,7 @@ func TestTransactionAnswerShapes(t *testing.T) {
 			testutil.WantKeys(t, "push entry", em, "index", "type", "success", "status", "transactionId", "messageId", "partitionId", "queueName", "offset")
 		}
 	}
-	if results[1].(map[string]any)["status"] != "queued" || results[2].(map[string]any)["status"] != "duplicate" { // R128
+	if results[1].(map[string]any)["status"] != "queued" || results[2].(map[string]any)["status"] != "duplicate" { // a duplicate does not fail the transaction
 		t.Errorf("push entries %v %v", results[1], results[2])
 	}
 
