@@ -9,7 +9,7 @@ import (
 	"github.com/queenmq/queen-go/queentest"
 )
 
-// Every queentest name of API.md, as a user's test compiles against it.
+// Every exported name of queentest, as a user's test compiles against it.
 func TestAcceptanceQueentestSignatures(t *testing.T) {
 	t.Parallel()
 	var (

@@ -42,8 +42,8 @@
 //
 // Options: WithToken (Bearer authentication; /health stays open), WithManualClock /
 // WithManualClockAt, WithLogger (slog; startup and shutdown at Info, one line per request at
-// Debug), WithAddr (the listen address; cmd/queen-ref uses it) and WithMaxConns.
+// Debug), WithAddr (the listen address) and WithMaxConns.
 //
-// The package depends on nothing but the standard library and the engine in
-// internal/broker; it does not import the queen SDK, so the SDK's own tests can use it.
+// The package depends on nothing but the standard library and the reference broker's own
+// packages; it does not import the queen SDK, so the SDK's own tests can use it.
 package queentest

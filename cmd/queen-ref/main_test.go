@@ -9,9 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestRun_ServesHealthAndStopsOnCancel starts the broker on a free port, reads its address
-// from the startup log, checks /health and the 401 of R132, then cancels and waits for exit.
+// from the startup log, checks /health and the 401 of a request without the token, then cancels and waits for exit.
 func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -71,13 +72,8 @@ func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancel")
+	if err := testutil.Recv(t, done, "run to return after cancel"); err != nil {
+		t.Fatalf("run returned %v", err)
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"time"
-
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Errors of the message routes, answered 404.
@@ -17,7 +15,7 @@ var (
 	ErrMessageNotFound   = errors.New("message not found")
 )
 
-// Message statuses (R166).
+// Message statuses.
 const (
 	statusPending    = "pending"
 	statusProcessing = "processing"
@@ -25,10 +23,10 @@ const (
 	statusDeadLetter = "dead_letter"
 )
 
-// BrowseQuery is a validated GET /api/v1/messages (R164, R165). Nil pointers do not filter.
+// BrowseQuery is a validated browse of a queue's messages. Nil pointers do not filter.
 type BrowseQuery struct {
 	Queue, Partition string
-	Status           string // "" or one of the R166 statuses
+	Status           string // "", pending, processing, completed or dead_letter
 	From, To         *time.Time
 	FromOffset       *int64 // only with Partition
 	Ascending        bool
@@ -37,25 +35,25 @@ type BrowseQuery struct {
 	Namespace, Task  *string
 }
 
-// Browse lists a queue's messages without leasing them (R164–R167).
-func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
+// Browse lists a queue's messages without leasing them.
+func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	q := e.queues[bq.Queue]
 	if q == nil {
-		return wire.MessageList{}, ErrQueueNotFound
+		return MessageList{}, ErrQueueNotFound
 	}
 	parts := q.parts
 	if bq.Partition != "" {
 		p := q.byName[bq.Partition]
 		if p == nil {
-			return wire.MessageList{}, ErrPartitionNotFound
+			return MessageList{}, ErrPartitionNotFound
 		}
 		parts = []*partition{p}
 	}
 	now := e.now()
 	groups := attachedGroups(q)
-	out := wire.MessageList{Messages: []wire.MessageEntry{}, Mode: modeOf(groups)}
+	out := MessageList{Messages: []MessageEntry{}, Mode: modeOf(groups)}
 	if (bq.Namespace != nil && *bq.Namespace != q.namespace) || (bq.Task != nil && *bq.Task != q.task) {
 		return out, nil
 	}
@@ -107,12 +105,12 @@ func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
 	return out, nil
 }
 
-// firstAfter is the offset of the first message created after t (R139).
+// firstAfter is the offset of the first message created after t.
 func (p *partition) firstAfter(t time.Time) int64 {
 	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].createdAt.After(t) }))
 }
 
-// merge walks several partitions in storage order, newest or oldest first (R165).
+// merge walks several partitions in storage order, newest or oldest first.
 type merge struct {
 	desc  bool
 	heads []*mergeHead
@@ -180,9 +178,9 @@ func (m *merge) Pop() any {
 	return h
 }
 
-// modeOf describes which kinds of group read a queue (R167).
-func modeOf(groups []string) wire.MessageMode {
-	mode := wire.MessageMode{}
+// modeOf describes which kinds of group read a queue.
+func modeOf(groups []string) GroupKinds {
+	mode := GroupKinds{}
 	for _, g := range groups {
 		if g == QueueMode {
 			mode.HasQueueMode = true
@@ -204,7 +202,7 @@ func modeOf(groups []string) wire.MessageMode {
 }
 
 // partitionLook is what a browse needs to know of one partition's groups, computed once:
-// O(groups) per partition, then O(log groups) per message (R173).
+// O(groups) per partition, then O(log groups) per message.
 type partitionLook struct {
 	p        *partition
 	qm       *groupView  // queue mode's view, nil when it is not attached
@@ -232,7 +230,7 @@ func (v *groupView) inBatch(off int64) bool {
 	return v.live != nil && off > v.pos && off >= v.leaseFirst && off <= v.leaseLast
 }
 
-// viewStatus is a G-view without the group's own dead letters (R166).
+// viewStatus is a G-view without the group's own dead letters.
 func (v *groupView) viewStatus(off int64) string {
 	switch {
 	case off <= v.pos:
@@ -249,7 +247,7 @@ func (l *partitionLook) consumedBy(off int64) int64 {
 	return int64(len(l.namedPos) - i)
 }
 
-// status is an entry's status and queueStatus (R166).
+// status is an entry's status and queueStatus.
 func (l *partitionLook) status(off int64) (status, queueStatus string) {
 	if len(l.p.stats.deadAt[off]) > 0 {
 		return statusDeadLetter, statusDeadLetter
@@ -273,52 +271,54 @@ func (l *partitionLook) status(off int64) (status, queueStatus string) {
 	return statusPending, queueStatus
 }
 
-// entry builds §2.3's message entry for the message at off (R167).
-func (l *partitionLook) entry(off int64, payload bool) wire.MessageEntry {
+// entry builds the browse entry of the message at off.
+func (l *partitionLook) entry(off int64, payload bool) MessageEntry {
 	p, q, m := l.p, l.p.q, &l.p.msgs[off]
 	status, queueStatus := l.status(off)
-	e := wire.MessageEntry{
+	e := MessageEntry{
 		ID: m.id, TransactionID: m.txID, PartitionID: p.id, Partition: p.name, Queue: q.name,
 		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority(),
-		Offset: ptr(off), TraceID: stringOrNil(m.traceID), CreatedAt: wire.At(m.createdAt),
-		Status: status, QueueStatus: queueStatus,
-		BusStatus: wire.BusStatus{ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named))},
+		Offset: off, TraceID: m.traceID, CreatedAt: m.createdAt, Status: status, QueueStatus: queueStatus,
+		ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named)),
 	}
 	if l.qm != nil && l.qm.live != nil && off >= l.qm.leaseFirst && off <= l.qm.leaseLast {
-		e.LeaseExpiresAt = wire.AtOrNil(l.qm.live.expires)
+		e.LeaseExpiresAt = l.qm.live.expires
 	}
 	if payload {
-		e.Payload = wire.Value(m.data)
+		e.Payload = m.data
 	}
 	return e
 }
 
-// Message answers one message's detail (R168), or ErrMessageNotFound.
-func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail, error) {
+// Message answers one message's detail, or ErrMessageNotFound.
+func (e *Engine) Message(partitionID, transactionID string) (MessageDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.message(partitionID, transactionID)
+}
+
+func (e *Engine) message(partitionID, transactionID string) (MessageDetail, error) {
 	p := e.partitions[partitionID]
 	if p == nil {
-		return wire.MessageDetail{}, ErrMessageNotFound
+		return MessageDetail{}, ErrMessageNotFound
 	}
 	off, ok := p.byTx[transactionID]
 	if !ok {
-		return wire.MessageDetail{}, ErrMessageNotFound
+		return MessageDetail{}, ErrMessageNotFound
 	}
 	now := e.now()
 	q := p.q
 	groups := attachedGroups(q)
 	look := lookAt(p, groups, now)
-	d := wire.MessageDetail{
+	d := MessageDetail{
 		MessageEntry: look.entry(off, true),
-		QueueConfig: wire.MessageQueueConf{
+		Config: MessageQueueConfig{
 			LeaseTime: int64(q.leaseTime), RetryLimit: int64(q.retryLimit),
 			RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"), Priority: q.priority(),
 		},
-		Mode:           modeOf(groups),
-		ConsumerGroups: make([]wire.MessageGroup, 0, len(groups)),
+		Mode:   modeOf(groups),
+		Groups: make([]MessageGroup, 0, len(groups)),
 	}
-	d.Mode.ConsumedByGroups = ptr(d.BusStatus.ConsumedBy)
 	var latest *deadLetter
 	for _, dl := range p.stats.deadAt[off] {
 		if latest == nil || dl.failedAt.After(latest.failedAt) {
@@ -334,28 +334,20 @@ func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail,
 		if e.deadBy[deadKey{p, off, g}] != nil {
 			status = statusDeadLetter
 		}
-		mg := wire.MessageGroup{Name: g, Consumed: off <= v.pos, Status: ptr(status), DeliveryAttempt: ptr(int64(0))}
+		mg := MessageGroup{Name: g, Consumed: off <= v.pos, Status: status}
 		if v.live != nil && off >= v.leaseFirst && off <= v.leaseLast {
-			mg.LeaseExpiresAt = wire.AtOrNil(v.live.expires)
+			mg.LeaseExpiresAt = v.live.expires
 		}
 		if v.gc != nil && off < int64(len(v.gc.attempts)) {
-			mg.DeliveryAttempt = ptr(int64(v.gc.attempts[off]))
+			mg.DeliveryAttempt = int64(v.gc.attempts[off])
 		}
-		d.ConsumerGroups = append(d.ConsumerGroups, mg)
+		d.Groups = append(d.Groups, mg)
 	}
 	return d, nil
 }
 
-// stringOrNil is s, or nil (null) for "".
-func stringOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // statusRanges is where messages of the given status ("" for any) lie in [lo, hi], found from
-// the groups' positions and leases rather than message by message (R173). Dead letters are
+// the groups' positions and leases rather than message by message. Dead letters are
 // listed by their own index; the other ranges may still hold a dead-lettered message, which
 // the caller's status check skips.
 func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
@@ -399,7 +391,7 @@ func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
 }
 
 // doneAndLeased is the offset up to which the entry status is completed, and the ascending,
-// disjoint intervals above it that are processing (R166).
+// disjoint intervals above it that are processing.
 func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 	switch {
 	case l.qm != nil:
@@ -429,7 +421,7 @@ func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 	return done, merged
 }
 
-// skipBySearch drops the first n entries of the walk without visiting them (R173): it searches
+// skipBySearch drops the first n entries of the walk without visiting them: it searches
 // the store step that separates them from the rest, counting each partition's entries by binary
 // search. It returns how many are left to skip one by one (none, unless a count is off).
 func (m *merge) skipBySearch(n int, status string, maxSeq int64) int {

@@ -6,20 +6,20 @@ import (
 	"time"
 )
 
-// The introspection routes are reads (R153): nothing here creates a cursor, a start or a queue,
+// The introspection routes are reads: nothing here creates a cursor, a start or a queue,
 // or ends a lease. A lease whose expiry has passed counts as expired even if its timer has not
 // fired yet, so every read compares expiries with the step's now instead of calling liveLease.
 
-// consumption is what a group's cursor in a partition has done, for introspection (R156).
+// consumption is what a group's cursor in a partition has done, for introspection.
 type consumption struct {
 	lastConsumedAt time.Time // last forward move other than by a seek; zero if never
-	totalConsumed  int64     // messages finished (R156)
+	totalConsumed  int64     // messages finished
 }
 
 // partitionStats are a partition's counters kept by the write paths for introspection.
 type partitionStats struct {
 	created         time.Time
-	batchesConsumed int64                   // leased batches ended by their end (R53), plus autoAck pops
+	batchesConsumed int64                   // leased batches ended by their end, plus autoAck pops
 	deadAt          map[int64][]*deadLetter // the stored dead letters by offset, whichever group filed them
 	dead            int64                   // stored dead letters of the partition
 }
@@ -37,7 +37,7 @@ func (e *Engine) consumed(gc *cursorState, before, less int64) {
 	e.rates.processed.add(now, n)
 }
 
-// noteDeadLetter and forgetDeadLetter keep the partition's dead-letter index (R157, R166).
+// noteDeadLetter and forgetDeadLetter keep the partition's dead-letter index.
 func (p *partition) noteDeadLetter(d *deadLetter) {
 	if p.stats.deadAt == nil {
 		p.stats.deadAt = make(map[int64][]*deadLetter)
@@ -59,7 +59,7 @@ func (p *partition) forgetDeadLetter(d *deadLetter) {
 	}
 }
 
-// rateWindow is how far back the overview's throughput looks (R170).
+// rateWindow is how far back the overview's throughput looks.
 const rateWindow = 300
 
 // secondCounter counts events per second over the last rateWindow seconds.
@@ -93,7 +93,7 @@ type throughput struct {
 	ingested, processed secondCounter
 }
 
-// groupView is one attached group's numbers in one partition (R154–R156).
+// groupView is one attached group's numbers in one partition.
 type groupView struct {
 	group      string
 	gc         *cursorState // nil where the position is not a cursor
@@ -108,7 +108,7 @@ type groupView struct {
 }
 
 // position is where the group is in p: its cursor, or where its stored start would place one,
-// else before offset 0 (R154). A binary search at most (R173).
+// else before offset 0. A binary search at most.
 func position(p *partition, gc *cursorState, m *groupMeta) int64 {
 	switch {
 	case gc != nil:
@@ -119,7 +119,7 @@ func position(p *partition, gc *cursorState, m *groupMeta) int64 {
 	return -1
 }
 
-// liveAt is gc's lease if it is live at now (R153), else nil.
+// liveAt is gc's lease if it is live at now, else nil.
 func liveAt(gc *cursorState, now time.Time) *lease {
 	if gc == nil || gc.lease == nil || gc.lease.ended || !now.Before(gc.lease.expires) {
 		return nil
@@ -127,7 +127,8 @@ func liveAt(gc *cursorState, now time.Time) *lease {
 	return gc.lease
 }
 
-// viewOf computes R155's numbers for the group in p; m is its stored start on the queue, or nil.
+// viewOf computes the group's numbers in p: what it holds leased (processing), what is after
+// that (pending), the two together (lag) and the age of the oldest owed message; m is its stored start on the queue, or nil.
 func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
 	gc := p.groups[group]
 	v := groupView{group: group, gc: gc, pos: position(p, gc, m), oldest: -1}
@@ -157,7 +158,7 @@ func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
 	return v
 }
 
-// retries is the view's retry counter (R156).
+// retries is the view's retry counter.
 func (v *groupView) retries() int64 {
 	if v.gc == nil {
 		return 0
@@ -165,7 +166,7 @@ func (v *groupView) retries() int64 {
 	return int64(v.gc.retries)
 }
 
-// attachedGroups lists the groups attached to q (R154) in byte order: a stored start, or a
+// attachedGroups lists the groups attached to q in byte order: a stored start, or a
 // cursor in one of its partitions. O(partitions × groups).
 func attachedGroups(q *queue) []string {
 	seen := make(map[string]struct{}, len(q.groups))
@@ -185,7 +186,7 @@ func attachedGroups(q *queue) []string {
 	return names
 }
 
-// slowestView is the partition's view whose numbers are its counts (R157): the attached group
+// slowestView is the partition's view whose numbers are its counts: the attached group
 // with the largest offsetLag (ties: queue mode, then byte order), or, with none attached,
 // queue mode before offset 0.
 func slowestView(p *partition, groups []string, now time.Time) groupView {
@@ -213,7 +214,7 @@ func slowerTie(a, b string) bool {
 	return strings.Compare(a, b) < 0
 }
 
-// partitionCounts are R157's counts of p from its slowest view.
+// partitionCounts are p's counts, read from its slowest view.
 type partitionCounts struct {
 	total, pending, processing, completed, failed, deadLetter int64
 	slowest                                                   groupView
@@ -242,7 +243,7 @@ func (c *partitionCounts) add(o partitionCounts) {
 }
 
 // skipped records a conflating pop's move past the older messages: it counts as consumption's
-// time but finishes nothing (R156).
+// time but finishes nothing.
 func (e *Engine) skipped(gc *cursorState, before int64) {
 	if gc.cursor > before {
 		gc.consumption.lastConsumedAt = e.now()

@@ -5,21 +5,21 @@ import (
 	"time"
 )
 
-// storedMessage is one message in its partition's log; its offset is its index (R14, R15).
+// storedMessage is one message in its partition's log; its offset is its index.
 type storedMessage struct {
 	id        string
 	txID      string
 	traceID   string
 	data      []byte // JSON text
 	createdAt time.Time
-	seq       int64 // engine-wide store order, for "new" starts (R103)
+	seq       int64 // engine-wide store order, for "new" starts
 }
 
 // partition is an append-only log with a transactionId index and one cursor per group.
 type partition struct {
 	id, name string
 	q        *queue
-	order    int64 // creation order, the tie-break between ready partitions (R19)
+	order    int64 // creation order, the tie-break between ready partitions
 	msgs     []storedMessage
 	byTx     map[string]int64
 	groups   map[string]*cursorState
@@ -30,7 +30,7 @@ type partition struct {
 func (p *partition) lastOffset() int64 { return int64(len(p.msgs)) - 1 }
 
 // firstAtOrAfter is the offset of the first message created at or after t; createdAt never
-// decreases with offset (R139), so the answer splits the log in two.
+// decreases with offset, so the answer splits the log in two.
 func (p *partition) firstAtOrAfter(t time.Time) int64 {
 	return int64(sort.Search(len(p.msgs), func(i int) bool { return !p.msgs[i].createdAt.Before(t) }))
 }
@@ -42,7 +42,7 @@ func (p *partition) firstAfterSeq(seq int64) int64 {
 
 var emptyPayload = []byte("{}")
 
-// store appends a message; offset and createdAt are assigned in this step (R13, R125, R139).
+// store appends a message; offset and createdAt are assigned in this step.
 func (e *Engine) store(p *partition, txID string, traceID string, data []byte) int64 {
 	now := e.now()
 	if n := len(p.msgs); n > 0 && now.Before(p.msgs[n-1].createdAt) {

@@ -4,7 +4,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Push stores validated items (R1–R13, R17) and wakes the pops they satisfy.
+// Push stores validated items and wakes the pops they satisfy.
 func (e *Engine) Push(items []PushItem) []PushResult {
 	e.mu.Lock()
 	defer e.unlock()
@@ -20,7 +20,7 @@ func (e *Engine) push(items []PushItem) []PushResult {
 	return results
 }
 
-// pushOne stores one item unless its (partition, transactionId) exists (R6–R9, R17).
+// pushOne stores one item unless its (partition, transactionId) exists.
 func (e *Engine) pushOne(it *PushItem) PushResult {
 	q := e.queueFor(it.Queue)
 	p := e.partitionFor(q, it.Partition)
@@ -42,7 +42,7 @@ func (e *Engine) pushOne(it *PushItem) PushResult {
 	}
 }
 
-// ownPayload copies the payload so the log never pins a larger request buffer; absent is {} (R12).
+// ownPayload copies the payload so the log never pins a larger request buffer; absent is {}.
 func ownPayload(data []byte) []byte {
 	if data == nil {
 		return emptyPayload

@@ -1,6 +1,6 @@
 package broker
 
-// The ready index lets a pop find its partitions without looking at the others (R150).
+// The ready index lets a pop find its partitions without looking at the others.
 //
 // A group's cursors on a queue hang off one groupCursors (q.cursors[group]), whose ready set
 // is a heap of the cursors a pop of the group can take. Invariants, true whenever the engine's
@@ -11,7 +11,7 @@ package broker
 //     or read under a start 0.15 did not store, as 0.15 keeps them).
 //   - gc is in gc.ix.ready exactly when it is ready: no lease of the group holds it and a
 //     message lies above its cursor. Its key is readyAt, the createdAt of that first message,
-//     then the partition's creation order: the order in which pops take ready partitions (R19).
+//     then the partition's creation order: the order in which pops take ready partitions.
 //   - A lease whose expiry has passed still counts as live until the next pop or ack looks
 //     (expireDue, liveLease), as it did before there was an index.
 // Every change to a cursor, a lease hold or a partition's log ends with refresh(gc) (or

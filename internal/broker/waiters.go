@@ -8,7 +8,7 @@ import (
 )
 
 // Waiting pops are kept per (queue, group), queue-wide ones apart from those of each partition,
-// so that a change wakes only the pops that it can serve (R24, R150):
+// so that a change wakes only the pops that it can serve:
 //   - a cursor that becomes ready (ready.go) notes its partition for its group's waiters;
 //   - unlock then serves, in arrival order, the first waiting pop that can lease from a noted
 //     partition (a queue-wide pop needs any ready partition, a partition pop its own), and
@@ -18,11 +18,11 @@ import (
 // While a queue-wide pop of a group waits, none of the group's partitions on that queue is
 // ready; while a partition pop waits, its partition is not ready for its group.
 
-// waiter is a long-polling pop parked until a state change can satisfy it (R24).
+// waiter is a long-polling pop parked until a state change can satisfy it.
 type waiter struct {
 	req     PopRequest
 	group   string
-	arrival int64 // store step at arrival: a "new" start counts from here (R102)
+	arrival int64 // store step at arrival: a "new" start counts from here
 	order   int64 // arrival order among waiting pops
 	queued  bool
 
@@ -237,7 +237,7 @@ func (e *Engine) answer(w *waiter, res PopResult, g *grant, err error) {
 }
 
 // await parks the calling pop until it is answered, its timeout passes on real time, or its
-// client goes away (R24, R142). A client gone by the time the pop is settled gets nothing, even
+// client goes away. A client gone by the time the pop is settled gets nothing, even
 // if an answer was handed over meanwhile: that answer is taken back.
 func (e *Engine) await(ctx context.Context, w *waiter) (PopResult, error) {
 	timer := time.NewTimer(w.req.Timeout)

@@ -173,7 +173,7 @@ type Options015 struct {
 	WindowBuffer              int  `json:"windowBuffer"`
 }
 
-// DefaultOptions015 are the options of a 0.15 configure that sets none (capture J1).
+// DefaultOptions015 are the options of a 0.15 configure that sets none.
 func DefaultOptions015() Options015 {
 	return Options015{LeaseTime: 300, RetryDelay: 1000, RetryLimit: 3, TTL: 3600}
 }

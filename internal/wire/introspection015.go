@@ -4,7 +4,7 @@ package wire
 // mode: no 2.0-only members, timestamps with milliseconds, and, as 0.15 sends them, members in
 // alphabetical order.
 
-// QueueList015 is 0.15's GET /api/v1/status/queues: no total.
+// QueueList015 is 0.15's queue list: no total.
 type QueueList015 struct {
 	Pagination Pagination        `json:"pagination"`
 	Queues     []QueueSummary015 `json:"queues"`
@@ -38,7 +38,7 @@ type Counts015 struct {
 	Total      int64 `json:"total"`
 }
 
-// QueueDetail015 is 0.15's GET /api/v1/status/queues/{queue}.
+// QueueDetail015 is 0.15's queue detail.
 type QueueDetail015 struct {
 	Partitions []PartitionDetail015 `json:"partitions"`
 	Queue      QueueDetailQueue015  `json:"queue"`
@@ -85,7 +85,7 @@ type QueueTotals015 struct {
 	Messages  Counts015 `json:"messages"`
 }
 
-// GroupSummary015 is one entry of 0.15's GET /api/v1/consumer-groups: totalLag always null,
+// GroupSummary015 is one entry of 0.15's group list: totalLag always null,
 // no conflation.
 type GroupSummary015 struct {
 	MaxTimeLag            int64    `json:"maxTimeLag"`
@@ -101,7 +101,7 @@ type GroupSummary015 struct {
 	TotalLag              *int64   `json:"totalLag"`
 }
 
-// GroupDetail015 is 0.15's GET /api/v1/consumer-groups/{group}, keyed by queue name.
+// GroupDetail015 is 0.15's group detail, keyed by queue name.
 type GroupDetail015 map[string]GroupDetailQueue015
 
 // GroupDetailQueue015 is one queue of GroupDetail015.
@@ -120,7 +120,7 @@ type GroupPartition015 struct {
 	WorkerID       *string  `json:"workerId"`
 }
 
-// LaggingEntry015 is one entry of 0.15's GET /api/v1/consumer-groups/lagging.
+// LaggingEntry015 is one entry of 0.15's lagging list.
 type LaggingEntry015 struct {
 	ConsumerGroup      string   `json:"consumer_group"`
 	LagHours           float64  `json:"lag_hours"`
@@ -134,7 +134,7 @@ type LaggingEntry015 struct {
 	WorkerID           *string  `json:"worker_id"`
 }
 
-// MessageList015 is 0.15's GET /api/v1/messages.
+// MessageList015 is 0.15's browse of a queue's messages.
 type MessageList015 struct {
 	Messages []MessageEntry015 `json:"messages"`
 	Mode     MessageMode015    `json:"mode"`
@@ -173,7 +173,7 @@ type BusStatus015 struct {
 	TotalGroups int64 `json:"totalGroups"`
 }
 
-// MessageDetail015 is 0.15's GET /api/v1/messages/{partitionId}/{transactionId}.
+// MessageDetail015 is 0.15's message detail.
 type MessageDetail015 struct {
 	ConsumerGroups []MessageGroup015    `json:"consumerGroups"`
 	CreatedAt      Time015              `json:"createdAt"`
@@ -222,7 +222,7 @@ type MessageQueueConf015 struct {
 	TTL        *int64 `json:"ttl"`
 }
 
-// Overview015 is 0.15's GET /api/v1/resources/overview.
+// Overview015 is 0.15's overview.
 type Overview015 struct {
 	Lag        Lag        `json:"lag"`
 	Messages   Counts015  `json:"messages"`
@@ -233,12 +233,4 @@ type Overview015 struct {
 	Tasks      int64      `json:"tasks"`
 	Throughput Throughput `json:"throughput"`
 	Timestamp  Time015    `json:"timestamp"`
-}
-
-// Time015Of is t in 0.15's layout; nil stays nil (null).
-func Time015Of(t *Time) *Time015 {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	return &Time015{t.Time}
 }

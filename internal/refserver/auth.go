@@ -1,0 +1,31 @@
+package refserver
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/queenmq/queen-go/internal/route"
+)
+
+// requireToken answers 401, with no effect, to API requests without "Authorization: Bearer
+// <token>"; the scheme name is case-insensitive, and /health stays open.
+func requireToken(token string, next http.Handler) http.Handler {
+	want := []byte(token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if route.IsAPI(r.URL.Path) && !bearerMatches(r.Header.Get("Authorization"), want) {
+			w.Header().Set("WWW-Authenticate", "Bearer") // says which scheme to retry with
+			WriteError(w, http.StatusUnauthorized, "Authentication required")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func bearerMatches(header string, want []byte) bool {
+	scheme, tok, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), want) == 1
+}

@@ -1,0 +1,195 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Benchmarks run over loopback HTTP with raw net/http requests, so they measure the broker as
+// a client sees it: JSON decoding, routing, the engine, and JSON encoding.
+//
+//	go test -run '^$' -bench . ./internal/refserver/
+
+type benchClient struct {
+	b    *testing.B
+	base string
+	hc   *http.Client
+}
+
+func newBenchClient(b *testing.B, opts ...option) (*testServer, *benchClient) {
+	srv := newTestServer(b, opts...)
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	b.Cleanup(hc.CloseIdleConnections)
+	return srv, &benchClient{b: b, base: srv.URL(), hc: hc}
+}
+
+func (c *benchClient) send(method, path string, body []byte, wantStatus int) []byte {
+	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.b.Fatal(err)
+	}
+	if resp.StatusCode != wantStatus {
+		c.b.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, out)
+	}
+	return out
+}
+
+// pushBody builds a push of n items to queue with payloads of payloadBytes bytes.
+func pushBody(queue string, n, payloadBytes int) []byte {
+	payload := `{"n":1}`
+	if payloadBytes > 0 {
+		payload = `"` + repeat('x', payloadBytes-2) + `"`
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"items":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"queue":"` + queue + `","payload":` + payload + `}`)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+func (c *benchClient) fill(queue string, n int) {
+	const chunk = 1000
+	full := pushBody(queue, chunk, 0)
+	for n > 0 {
+		body := full
+		if n < chunk {
+			body = pushBody(queue, n, 0)
+		}
+		c.send("POST", "/api/v1/push", body, http.StatusCreated)
+		n -= chunk
+	}
+}
+
+// popped is the part of a pop answer an ack needs.
+type popped struct {
+	LeaseID  string `json:"leaseId"`
+	Messages []struct {
+		TransactionID string `json:"transactionId"`
+		PartitionID   string `json:"partitionId"`
+	} `json:"messages"`
+}
+
+func ackBody(p *popped, buf []byte) []byte {
+	buf = append(buf[:0], `{"acknowledgments":[`...)
+	for i, m := range p.Messages {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `{"transactionId":"`...)
+		buf = append(buf, m.TransactionID...)
+		buf = append(buf, `","partitionId":"`...)
+		buf = append(buf, m.PartitionID...)
+		buf = append(buf, `","leaseId":"`...)
+		buf = append(buf, p.LeaseID...)
+		buf = append(buf, `","status":"completed"}`...)
+	}
+	return append(buf, "]}"...)
+}
+
+// BenchmarkPopAck pops a batch and acks it with one batch ack; one op is one message.
+// Goal at batch 100: at least 100,000 msgs/s.
+func BenchmarkPopAck(b *testing.B) {
+	for _, batch := range []int{100, 1} {
+		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) {
+			_, c := newBenchClient(b)
+			c.fill("bench", b.N)
+			path := "/api/v1/pop/queue/bench?batch=" + strconv.Itoa(batch)
+			var ack []byte
+			b.ResetTimer()
+			for done := 0; done < b.N; {
+				var p popped
+				if err := json.Unmarshal(c.send("GET", path, nil, http.StatusOK), &p); err != nil {
+					b.Fatal(err)
+				}
+				ack = ackBody(&p, ack)
+				c.send("POST", "/api/v1/ack/batch", ack, http.StatusOK)
+				done += len(p.Messages)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// BenchmarkPush pushes 100 small items per request; one op is one message.
+// Goal: at least 100,000 msgs/s.
+func BenchmarkPush(b *testing.B) {
+	_, c := newBenchClient(b)
+	const perRequest = 100
+	body := pushBody("push-bench", perRequest, 0)
+	b.ResetTimer()
+	for done := 0; done < b.N; done += perRequest {
+		c.send("POST", "/api/v1/push", body, http.StatusCreated)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// BenchmarkRetainedMemory reports the heap the broker keeps per stored 1 KB message, after GC.
+// Goal: at most 2 KB per message.
+func BenchmarkRetainedMemory(b *testing.B) {
+	const messages, perRequest, payload = 20000, 100, 1024
+	for b.Loop() {
+		srv, c := newBenchClient(b)
+		body := pushBody("mem", perRequest, payload)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range messages / perRequest {
+			c.send("POST", "/api/v1/push", body, http.StatusCreated)
+		}
+		c.hc.CloseIdleConnections()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/messages, "bytes/msg")
+		runtime.KeepAlive(srv)
+	}
+}
+
+// BenchmarkLongPollWake measures from the start of a push to the answer of the pop it wakes.
+// Goal: p50 under 1 ms.
+func BenchmarkLongPollWake(b *testing.B) {
+	srv, c := newBenchClient(b)
+	push := pushBody("wake-bench", 1, 0)
+	latencies := make([]time.Duration, 0, b.N)
+	answered := make(chan time.Time, 1)
+	b.ResetTimer()
+	for range b.N {
+		go func() {
+			c.send("GET", "/api/v1/pop/queue/wake-bench?wait=true&timeout=30000&autoAck=true", nil, http.StatusOK)
+			answered <- time.Now()
+		}()
+		for srv.WaitingPops() == 0 {
+			runtime.Gosched() // outside the measured span: the push has not started yet
+		}
+		start := time.Now()
+		c.send("POST", "/api/v1/push", push, http.StatusCreated)
+		latencies = append(latencies, (<-answered).Sub(start))
+	}
+	b.StopTimer()
+	slices.Sort(latencies)
+	pct := func(p float64) float64 {
+		return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds())
+	}
+	b.ReportMetric(pct(0.50), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+}
