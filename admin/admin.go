@@ -54,7 +54,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"net/url"
+	"sync/atomic"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/route"
@@ -63,7 +65,9 @@ import (
 
 var (
 	// ErrNotFound wraps the broker's 404 for an unknown queue, consumer group or dead letter
-	// (and a dead letter already replayed or deleted). The *queen.APIError is wrapped too.
+	// (and a dead letter already replayed or deleted). The *queen.APIError is wrapped too. A
+	// change whose answer was lost and whose resend was answered "not found" is
+	// [queen.ErrOutcomeUnknown] instead, never both: the first request may have done it.
 	ErrNotFound = errors.New("admin: not found")
 	// ErrUnsupported reports an operation the broker has no route for (a 0.15 broker deleting a
 	// dead letter, say). It matches errors.ErrUnsupported too, as an unsupported discovery pop
@@ -135,10 +139,13 @@ func refusedWithOK(raw json.RawMessage, e endpoint) error {
 }
 
 // notFound turns a 404 into ErrNotFound (the broker's JSON error: no such thing) or
-// ErrUnsupported (a non-JSON page: the broker has no such route). Other errors pass unchanged.
+// ErrUnsupported (a non-JSON page: the broker has no such route). Other errors pass unchanged,
+// and so does a 404 that answered the resend of a call whose first answer was lost: the first
+// may have done what the resend found already done, so that error is queen.ErrOutcomeUnknown
+// and never ErrNotFound.
 func notFound(err error, what string) error {
 	var apiErr *queen.APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 {
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 404 || errors.Is(err, queen.ErrOutcomeUnknown) {
 		return err
 	}
 	if apiErr.NotJSON {
@@ -173,3 +180,31 @@ func required(field, value string) error {
 }
 
 func quote(s string) string { return fmt.Sprintf("%q", s) }
+
+// sendCount counts the requests of one call that were written to the broker. The client sends
+// every attempt of a call with the call's ctx, so a count above one means that an earlier
+// attempt was sent and got no answer that settled it: lost, or a 5xx or 429.
+type sendCount struct{ written atomic.Int32 }
+
+// countSends returns ctx, reporting each request written with it to the count.
+func countSends(ctx context.Context) (context.Context, *sendCount) {
+	c := &sendCount{}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) {
+			if info.Err == nil {
+				c.written.Add(1)
+			}
+		},
+	}), c
+}
+
+// deletedNothing is the error of a deletion the broker answered with success and nothing
+// deleted (how a 0.15 broker says "not found"): ErrNotFound, or queen.ErrOutcomeUnknown when the
+// answer came to a resend, as the first request may have deleted it.
+func (c *sendCount) deletedNothing(what, answer string) error {
+	if c.written.Load() > 1 {
+		return fmt.Errorf("%w: deleting %s: the request was sent again after no answer came, and the broker then deleted nothing (%s): the first request may have deleted it",
+			queen.ErrOutcomeUnknown, what, answer)
+	}
+	return fmt.Errorf("%w: %s (the broker deleted nothing: %s)", ErrNotFound, what, answer)
+}

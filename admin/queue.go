@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
@@ -75,17 +74,20 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 }
 
 // DeleteQueue removes the queue with all its partitions, messages, cursors, leases and dead
-// letters. An unknown queue gives ErrNotFound.
+// letters. An unknown queue gives ErrNotFound, unless the request had to be sent again after
+// its answer was lost: the first request may have deleted the queue, so that is
+// queen.ErrOutcomeUnknown.
 func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
 	if err := validName("queue", queue); err != nil {
 		return err
 	}
 	var answer wire.DeleteQueueAnswer
+	ctx, sends := countSends(ctx)
 	if err := a.call(ctx, at(route.DeleteQueue, queue), nil, nil, &answer); err != nil {
 		return notFound(err, "queue "+quote(queue))
 	}
 	if answer.Existed != nil && !*answer.Existed { // a 0.15 broker's answer for an unknown queue
-		return fmt.Errorf("%w: queue %s (the broker deleted nothing: existed false)", ErrNotFound, quote(queue))
+		return sends.deletedNothing("queue "+quote(queue), "existed false")
 	}
 	return nil
 }
