@@ -8,8 +8,9 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// QueueOptions configures a queue. Configuring replaces, it does not merge: every option left
-// unset takes the broker's default again, whatever it was before.
+// QueueOptions configures a queue. [Admin.ConfigureQueue] replaces, it does not merge: every
+// option left unset takes the broker's default again, whatever it was before.
+// [Admin.UpdateQueue] changes some options and keeps the others.
 type QueueOptions struct {
 	LeaseTime       time.Duration // whole seconds; 0: broker default (60s; 300s on 0.15)
 	RetryLimit      *int          // nil: broker default (3); new(0) for no retries
@@ -49,9 +50,17 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 	if err := validName("queue", queue); err != nil {
 		return QueueConfig{}, err
 	}
+	return a.configure(ctx, queue, o, nil)
+}
+
+// configure sends o, and the options in kept that QueueOptions does not name.
+func (a *Admin) configure(ctx context.Context, queue string, o QueueOptions, kept map[string]wire.Value) (QueueConfig, error) {
 	opts, err := o.wire()
 	if err != nil {
 		return QueueConfig{}, err
+	}
+	if len(kept) > 0 {
+		opts.Other = kept
 	}
 	body := wire.ConfigureRequest{Queue: queue, Namespace: o.Namespace, Task: o.Task, Options: &opts}
 	var answer wire.ConfigureAnswer
