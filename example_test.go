@@ -151,23 +151,24 @@ func ExampleQueueBuilder_Pop() {
 	if _, err := tasks.Push(ctx, queen.PushItem{Data: "a"}, queen.PushItem{Data: "b"}); err != nil {
 		log.Fatal(err)
 	}
+	// Pop leases up to a batch; each message is settled by hand (or all at once: AckBatch).
 	msgs, err := tasks.Batch(10).Pop(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	results, err := client.AckBatch(ctx, []queen.AckItem{
-		{Message: msgs[0], Status: queen.StatusCompleted},
-		{Message: msgs[1], Status: queen.StatusDLQ, Error: "unsupported task"},
-	})
-	if err != nil {
+	fmt.Println("popped", len(msgs))
+	if err := msgs[0].Ack(ctx); err != nil {
 		log.Fatal(err)
 	}
-	for i, r := range results {
-		fmt.Printf("%s: success=%t dlq=%t\n", msgs[i].Data, r.Success, r.DLQ)
+	if err := msgs[1].DeadLetter(ctx, errors.New("unsupported task")); err != nil {
+		log.Fatal(err)
 	}
+	fmt.Println("settled twice:", errors.Is(msgs[0].Ack(ctx), queen.ErrAlreadySettled))
+	fmt.Println("dead letters:", srv.DeadLetters("tasks"))
 	// Output:
-	// "a": success=true dlq=false
-	// "b": success=true dlq=true
+	// popped 2
+	// settled twice: true
+	// dead letters: 1
 }
 
 func ExampleClient_Transaction() {
