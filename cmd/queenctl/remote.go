@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/admin"
+)
+
+// remote is the broker as a command sees it: a client, its Admin, and the bound every request
+// gets from --timeout.
+type remote struct {
+	app    *app
+	client *queen.Client
+	adm    *admin.Admin
+	server string
+	// confirmed: the server answered its health route as a Queen broker does.
+	confirmed bool
+}
+
+// connect builds the client for the broker that --server, QUEEN_URL and the context name.
+func (a *app) connect() (*remote, error) {
+	server, token, err := a.target()
+	if err != nil {
+		return nil, err
+	}
+	// A client of its own, without a per-attempt timeout: each call is bounded by --timeout.
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	opts := []queen.Option{
+		queen.WithLogger(slog.New(slog.DiscardHandler)),                // errors are reported once, by run
+		queen.WithRetry(1, 100*time.Millisecond, 500*time.Millisecond), // a person is waiting: fail fast
+		queen.WithHTTPClient(hc),
+	}
+	if token != "" {
+		opts = append(opts, queen.WithToken(token))
+	}
+	client, err := queen.New(server, opts...)
+	if err != nil {
+		return nil, usageError{msg: fmt.Sprintf("invalid server %q: %v", server, err)}
+	}
+	a.closers = append(a.closers, func() {
+		_ = client.Close()
+		hc.CloseIdleConnections()
+	})
+	return &remote{app: a, client: client, adm: admin.New(client), server: server}, nil
+}
+
+// errNoAnswer is the cause of a request that --timeout ended.
+var errNoAnswer = errors.New("no answer")
+
+// noAnswerError is a request that got no answer within --timeout.
+type noAnswerError struct {
+	server  string
+	timeout time.Duration
+	err     error
+}
+
+func (e *noAnswerError) Error() string {
+	return fmt.Sprintf("%s gave no answer within %s (--timeout): %v", e.server, e.timeout, e.err)
+}
+
+func (e *noAnswerError) Unwrap() []error { return []error{errNoAnswer, e.err} }
+
+// ask runs one call to the broker bounded by --timeout (retries included), and reports a call
+// that the bound ended as one that got no answer.
+func ask[T any](r *remote, call func(context.Context) (T, error)) (T, error) {
+	timeout := r.app.global.timeout
+	if timeout == 0 {
+		return call(r.app.ctx)
+	}
+	ctx, cancel := context.WithTimeoutCause(r.app.ctx, timeout, errNoAnswer)
+	defer cancel()
+	v, err := call(ctx)
+	if err != nil && errors.Is(context.Cause(ctx), errNoAnswer) && r.app.ctx.Err() == nil {
+		err = &noAnswerError{server: r.server, timeout: timeout, err: err}
+	}
+	return v, err
+}
+
+// do is ask for a call that returns only an error.
+func (r *remote) do(call func(context.Context) error) error {
+	_, err := ask(r, func(ctx context.Context) (struct{}, error) { return struct{}{}, call(ctx) })
+	return err
+}
+
+// confirmBroker is asked when a list came back empty. A Queen broker also answers "nothing"
+// with an empty body, so the body alone cannot tell an empty broker from a server that is no
+// broker at all (a proxy's or a web server's 200); a broker's health route says which.
+func (r *remote) confirmBroker(what string) error {
+	if r.confirmed {
+		return nil
+	}
+	h, err := ask(r, r.adm.Health)
+	switch {
+	case err == nil && h.Status != "":
+		r.confirmed = true
+		return nil
+	case err != nil && isUnreachable(err):
+		return err
+	case err != nil:
+		return fmt.Errorf("%s: %s answered with no %s, and its health route with no Queen broker's answer: is it a Queen broker? (%v)",
+			what, r.server, what, err)
+	}
+	return fmt.Errorf("%s: %s answered with no %s, and its health route without a status: is it a Queen broker?", what, r.server, what)
+}
+
+// notQueen adds a hint to a read whose route the server does not have at all: every Queen
+// broker serves the introspection routes, so the server is likely something else.
+func (r *remote) notQueen(err error) error {
+	var apiErr *queen.APIError
+	if errors.Is(err, admin.ErrUnsupported) && errors.As(err, &apiErr) && apiErr.StatusCode == 404 && apiErr.NotJSON {
+		return fmt.Errorf("%w (is QUEEN_URL a Queen broker? %s answered 404 to %s)", err, r.server, apiErr.Path)
+	}
+	return err
+}
+
+// isUnreachable reports an error that means no broker answered at all: refused, unresolvable,
+// timed out, or dropped before any HTTP answer.
+func isUnreachable(err error) bool {
+	if errors.Is(err, errNoAnswer) {
+		return true
+	}
+	if errors.As(err, new(*queen.APIError)) {
+		return false
+	}
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var netErr net.Error
+	return errors.As(err, &dnsErr) || errors.As(err, &opErr) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.As(err, &netErr) && netErr.Timeout() || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// mayHaveApplied is a change whose answer was lost: the broker may have applied it or not.
+// Its text never repeats what a resend was told (a delete resent after it was applied finds
+// nothing, which says nothing about the first request).
+type mayHaveApplied struct {
+	what string // "queue delete \"orders\""
+	err  error
+}
+
+func (e *mayHaveApplied) Error() string {
+	return e.what + ": may have been applied: the broker's answer was lost, so whether it was is unknown (look before repeating it)"
+}
+
+func (e *mayHaveApplied) Unwrap() error { return e.err }
+
+// changeFailed reports the failure of a change named what: one that may have been applied
+// says so, whatever its resend was answered.
+func changeFailed(what string, err error) error {
+	if errors.Is(err, queen.ErrOutcomeUnknown) {
+		return &mayHaveApplied{what: what, err: err}
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// clientVersion is the version of the queen-go module queenctl was built from.
+func clientVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok || info.Main.Version == "" {
+		return "(devel)"
+	}
+	return info.Main.Version
+}
