@@ -107,7 +107,7 @@ func (a *app) dlqReplayCommand(parent *cobra.Command) {
 			return a.dryRunList("replay", "dead letters", ids)
 		}
 		return a.forEach("replay", ids, func(id string) (any, string, error) {
-			rep, err := ask(r, func(ctx context.Context) (admin.Replayed, error) { return r.adm.ReplayDeadLetter(ctx, id) })
+			rep, err := modify(r, "replay "+id, func(ctx context.Context) (admin.Replayed, error) { return r.adm.ReplayDeadLetter(ctx, id) })
 			if err != nil {
 				return nil, "", err
 			}
@@ -174,7 +174,7 @@ func (a *app) dlqDeleteCommand(parent *cobra.Command) {
 			return err
 		}
 		return a.forEach("delete", ids, func(id string) (any, string, error) {
-			if err := r.do(func(ctx context.Context) error { return r.adm.DeleteDeadLetter(ctx, id) }); err != nil {
+			if err := r.modifyDo("delete "+id, func(ctx context.Context) error { return r.adm.DeleteDeadLetter(ctx, id) }); err != nil {
 				return nil, "", err
 			}
 			return struct {

@@ -51,14 +51,14 @@ func (a *app) groupDeleteCommand(parent *cobra.Command) {
 		if err := c.confirmDelete(*yes, "consumer group "+group); err != nil {
 			return err
 		}
-		err = r.do(func(ctx context.Context) error {
+		err = r.modifyDo(fmt.Sprintf("group delete %q", group), func(ctx context.Context) error {
 			if *queue != "" {
 				return r.adm.DeleteConsumerGroupOnQueue(ctx, group, *queue)
 			}
 			return r.adm.DeleteConsumerGroup(ctx, group)
 		})
 		if err != nil {
-			return changeFailed(fmt.Sprintf("group delete %q", group), err)
+			return err
 		}
 		if a.structured() {
 			return a.encode(struct {

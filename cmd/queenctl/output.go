@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -12,7 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 )
 
@@ -222,7 +220,7 @@ type itemOutcome struct {
 	MayHaveBeenApplied bool `json:"mayHaveBeenApplied,omitempty"`
 }
 
-// forEach applies do to every id, reporting each outcome: a list with -o json, ndjson or yaml,
+// forEach applies do to every id, reporting each outcome (do's errors say what failed): a list with -o json, ndjson or yaml,
 // a progress bar on a terminal, else one line per id. Failures go to stderr and make the exit
 // status 1; items whose answer was lost, and nothing worse, make it 4.
 func (a *app) forEach(verb string, ids []string, do func(id string) (result any, line string, err error)) error {
@@ -237,22 +235,17 @@ func (a *app) forEach(verb string, ids []string, do func(id string) (result any,
 		result, line, err := do(id)
 		switch {
 		case err != nil:
-			o := itemOutcome{ID: id, Error: clean(err.Error())}
-			if errors.Is(err, queen.ErrOutcomeUnknown) {
+			o := itemOutcome{ID: id, Error: clean(err.Error()), MayHaveBeenApplied: isMayHaveApplied(err)}
+			if o.MayHaveBeenApplied {
 				unknown++
-				o.MayHaveBeenApplied = true
 			} else {
 				failed++
-			}
-			err = changeFailed(verb+" "+id, err)
-			if o.MayHaveBeenApplied {
-				o.Error = clean(err.Error())
 			}
 			outcomes = append(outcomes, o)
 			if bar {
 				fmt.Fprint(a.stdout, "\r\033[K")
 			}
-			fmt.Fprintf(a.stderr, "queenctl: %s\n", clean(err.Error()))
+			fmt.Fprintf(a.stderr, "queenctl: %s\n", o.Error)
 		default:
 			succeeded++
 			outcomes = append(outcomes, itemOutcome{ID: id, Result: result})

@@ -206,11 +206,14 @@ func (t *tailer) follow() error {
 	if err != nil || a.ctx.Err() != nil {
 		return err
 	}
-	first := t.limit
+	// The first look prints the newest limit messages, but records a deeper look as seen: where
+	// the broker does not number messages, those sharing the newest time with the ones printed
+	// are told from new ones only so.
+	depth := max(t.limit, look)
 	if waited { // everything in a queue that did not exist when tail started is new
-		first = maxLook
+		depth = maxLook
 	}
-	msgs, err := t.list(first)
+	msgs, err := t.list(depth)
 	if err != nil {
 		return t.failed(err)
 	}
@@ -219,11 +222,14 @@ func (t *tailer) follow() error {
 			return fmt.Errorf("tail %q: %w", t.queue, err)
 		}
 	}
-	if err := t.print(chronological(msgs)); err != nil {
-		return err
-	}
 	for _, m := range msgs {
 		t.seen.add(m)
+	}
+	if !waited {
+		msgs = msgs[:min(len(msgs), t.limit)]
+	}
+	if err := t.print(chronological(msgs)); err != nil {
+		return err
 	}
 	for a.wait(t.interval) {
 		fresh, err := t.fresh()
@@ -422,9 +428,10 @@ func (a *app) tailAsGroup(r *remote, p *printer, queue, partition, group string,
 	if len(items) == 0 {
 		return nil
 	}
-	results, err := ask(r, func(ctx context.Context) ([]queen.AckResult, error) { return r.client.AckBatch(ctx, items) })
+	results, err := modify(r, fmt.Sprintf("tail %q --group %q: acking what it printed", queue, group),
+		func(ctx context.Context) ([]queen.AckResult, error) { return r.client.AckBatch(ctx, items) })
 	if err != nil {
-		return changeFailed(fmt.Sprintf("tail %q --group %q: acking what it printed", queue, group), err)
+		return err
 	}
 	for _, res := range results {
 		if !res.Success {

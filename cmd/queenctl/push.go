@@ -58,9 +58,10 @@ func (a *app) pushCommand(parent *cobra.Command) {
 		for i, p := range payloads {
 			items[i] = queen.PushItem{Data: p, Partition: *partition, TransactionID: *txID}
 		}
+		r.lost.Store(false)
 		rows, err := a.send(r, queue, items)
 		if err != nil {
-			return changeFailed(fmt.Sprintf("push %q", queue), r.notQueen(err))
+			return r.changeFailed(fmt.Sprintf("push %q", queue), r.notQueen(err))
 		}
 		name := cmp.Or(*partition, defaultPartition) // where the broker stores every item
 		failed := 0

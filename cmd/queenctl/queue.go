@@ -103,14 +103,14 @@ func (a *app) configure(r *remote, queue string, f *queueFlags, dryRun bool) err
 	case exists && len(changes) == 0: // nothing to write, and no partition for the broker to add
 		return a.printChanges(queue, changes, false, false, configOf(info))
 	case !exists:
-		cfg, err := ask(r, func(ctx context.Context) (admin.QueueConfig, error) { return r.adm.Configure(ctx, queue, next) })
+		cfg, err := modify(r, what, func(ctx context.Context) (admin.QueueConfig, error) { return r.adm.Configure(ctx, queue, next) })
 		if err != nil {
-			return changeFailed(what, err)
+			return err
 		}
 		return a.printChanges(queue, changes, false, false, cfg)
 	}
-	if err := r.do(func(ctx context.Context) error { return updateQueue(ctx, r.adm, queue, f.apply) }); err != nil {
-		return changeFailed(what, err)
+	if err := r.modifyDo(what, func(ctx context.Context) error { return updateQueue(ctx, r.adm, queue, f.apply) }); err != nil {
+		return err
 	}
 	after, err := ask(r, func(ctx context.Context) (admin.QueueInfo, error) { return r.adm.QueueInfo(ctx, queue) })
 	if err != nil {
@@ -126,18 +126,18 @@ type queueUpdater interface {
 	UpdateQueue(ctx context.Context, queue string, change func(*admin.QueueOptions)) error
 }
 
-// updateQueue changes an existing queue's options as change says: through admin's UpdateQueue,
+// updateQueue changes an existing queue's options as edit says: through admin's UpdateQueue,
 // or, with an SDK that has none, by the same read, change and configure.
-func updateQueue(ctx context.Context, adm *admin.Admin, queue string, change func(*admin.QueueOptions)) error {
+func updateQueue(ctx context.Context, adm *admin.Admin, queue string, edit func(*admin.QueueOptions)) error {
 	if u, ok := any(adm).(queueUpdater); ok {
-		return u.UpdateQueue(ctx, queue, change)
+		return u.UpdateQueue(ctx, queue, edit)
 	}
 	info, err := adm.QueueInfo(ctx, queue)
 	if err != nil {
 		return err
 	}
 	o := storedOptions(info)
-	change(&o)
+	edit(&o)
 	return adm.ConfigureQueue(ctx, queue, o)
 }
 
@@ -273,8 +273,8 @@ func (a *app) queueDeleteCommand(parent *cobra.Command) {
 		if err := c.confirmDelete(*yes, "queue "+queue); err != nil {
 			return err
 		}
-		if err := r.do(func(ctx context.Context) error { return r.adm.DeleteQueue(ctx, queue) }); err != nil {
-			return changeFailed(fmt.Sprintf("queue delete %q", queue), err)
+		if err := r.modifyDo(fmt.Sprintf("queue delete %q", queue), func(ctx context.Context) error { return r.adm.DeleteQueue(ctx, queue) }); err != nil {
+			return err
 		}
 		if a.structured() {
 			return a.encode(struct {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,6 +26,9 @@ type remote struct {
 	server string
 	// confirmed: the server answered its health route as a Queen broker does.
 	confirmed bool
+	// lost: since the change in progress began, an attempt of it may have reached the broker
+	// and got no answer (or a 5xx, which may follow a change applied).
+	lost atomic.Bool
 }
 
 // connect builds the client for the broker that --server, QUEEN_URL and the context name.
@@ -33,12 +37,14 @@ func (a *app) connect() (*remote, error) {
 	if err != nil {
 		return nil, err
 	}
+	r := &remote{app: a, server: server}
 	// A client of its own, without a per-attempt timeout: each call is bounded by --timeout.
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	opts := []queen.Option{
 		queen.WithLogger(slog.New(slog.DiscardHandler)),                // errors are reported once, by run
 		queen.WithRetry(1, 100*time.Millisecond, 500*time.Millisecond), // a person is waiting: fail fast
 		queen.WithHTTPClient(hc),
+		queen.WithHooks(queen.Hooks{Request: r.attempted}),
 	}
 	if token != "" {
 		opts = append(opts, queen.WithToken(token))
@@ -51,7 +57,23 @@ func (a *app) connect() (*remote, error) {
 		_ = client.Close()
 		hc.CloseIdleConnections()
 	})
-	return &remote{app: a, client: client, adm: admin.New(client), server: server}, nil
+	r.client, r.adm = client, admin.New(client)
+	return r, nil
+}
+
+// attempted hears of every HTTP attempt: one of a change that may have reached the broker and
+// got no answer, or got a 5xx, makes what a resend is told say nothing about the change.
+func (r *remote) attempted(e queen.RequestEvent) {
+	if e.Method != http.MethodGet && (e.Err != nil && !neverSent(e.Err) || e.Status >= 500) {
+		r.lost.Store(true)
+	}
+}
+
+// neverSent reports a failure to reach the broker at all: no request left.
+func neverSent(err error) bool {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	return errors.As(err, &dnsErr) || errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
 // errNoAnswer is the cause of a request that --timeout ended.
@@ -153,13 +175,37 @@ func (e *mayHaveApplied) Error() string {
 
 func (e *mayHaveApplied) Unwrap() error { return e.err }
 
-// changeFailed reports the failure of a change named what: one that may have been applied
-// says so, whatever its resend was answered.
-func changeFailed(what string, err error) error {
-	if errors.Is(err, queen.ErrOutcomeUnknown) {
+// modify runs one call that changes the broker, named what ("queue delete \"orders\""),
+// bounded as ask bounds it. A failure after a lost answer is reported as a change that may
+// have been applied, whatever a resend was told: a delete resent after the first one was
+// applied finds nothing, and a broker that answers it 200 "deleted nothing" (0.15) does not
+// know that the first one was its own.
+func modify[T any](r *remote, what string, call func(context.Context) (T, error)) (T, error) {
+	r.lost.Store(false)
+	v, err := ask(r, call)
+	if err != nil {
+		return v, r.changeFailed(what, err)
+	}
+	return v, nil
+}
+
+// changeFailed describes the failure of a change named what, begun when r.lost was last reset.
+func (r *remote) changeFailed(what string, err error) error {
+	if errors.Is(err, queen.ErrOutcomeUnknown) || r.lost.Load() && errors.Is(err, admin.ErrNotFound) {
 		return &mayHaveApplied{what: what, err: err}
 	}
 	return fmt.Errorf("%s: %w", what, err)
+}
+
+// modifyDo is modify for a call that returns only an error.
+func (r *remote) modifyDo(what string, call func(context.Context) error) error {
+	_, err := modify(r, what, func(ctx context.Context) (struct{}, error) { return struct{}{}, call(ctx) })
+	return err
+}
+
+// isMayHaveApplied reports a change whose answer was lost.
+func isMayHaveApplied(err error) bool {
+	return errors.As(err, new(*mayHaveApplied)) || errors.Is(err, queen.ErrOutcomeUnknown)
 }
 
 // clientVersion is the version of the queen-go module queenctl was built from.

@@ -133,7 +133,7 @@ func exitCode(err error) int {
 		return r.code
 	case errors.As(err, new(usageError)), errors.Is(err, queen.ErrInvalidOption):
 		return exitUsage
-	case errors.Is(err, queen.ErrOutcomeUnknown):
+	case isMayHaveApplied(err):
 		return exitUnknown
 	case isUnreachable(err):
 		return exitOffline

@@ -87,9 +87,10 @@ func (a *app) seekCommand(parent *cobra.Command) {
 				clean(*group), clean(*queue), target, count(lag))
 			return nil
 		}
-		res, err := ask(r, func(ctx context.Context) (admin.SeekResult, error) { return r.adm.Seek(ctx, *group, *queue, target) })
+		res, err := modify(r, fmt.Sprintf("seek --group %q --queue %q --to %s", *group, *queue, target),
+			func(ctx context.Context) (admin.SeekResult, error) { return r.adm.Seek(ctx, *group, *queue, target) })
 		if err != nil {
-			return changeFailed(fmt.Sprintf("seek --group %q --queue %q --to %s", *group, *queue, target), err)
+			return err
 		}
 		if a.structured() {
 			return a.encode(res)
