@@ -108,12 +108,6 @@ func ask[T any](r *remote, call func(context.Context) (T, error)) (T, error) {
 	return v, err
 }
 
-// do is ask for a call that returns only an error.
-func (r *remote) do(call func(context.Context) error) error {
-	_, err := ask(r, func(ctx context.Context) (struct{}, error) { return struct{}{}, call(ctx) })
-	return err
-}
-
 // confirmBroker is asked when a list came back empty. A Queen broker also answers "nothing"
 // with an empty body, so the body alone cannot tell an empty broker from a server that is no
 // broker at all (a proxy's or a web server's 200); a broker's health route says which.
