@@ -82,9 +82,10 @@ func goStyleFlags(root *cobra.Command, args []string) []string {
 		}
 	}
 	walk(root)
-	takesValue["help"] = false
-	takesValue["-h"] = false
-	takesValue["f"] = false // tail's --f, normalized to --follow
+	// cobra adds these two when it runs; --f and --h are old spellings, normalized to the new.
+	for _, name := range []string{"help", "-h", "version", "f", "h"} {
+		takesValue[name] = false
+	}
 
 	out := make([]string, 0, len(args))
 	for i := 0; i < len(args); i++ {

@@ -37,6 +37,7 @@ func TestGoStyleFlagsAreRewritten(t *testing.T) {
 		{"dlq delete -- -json -yes", "dlq delete -- -json -yes"},
 		{"queue delete q -yes", "queue delete q --yes"},
 		{"-help", "--help"},
+		{"-version", "--version"},
 		{"status -bogus", "status -bogus"},
 	} {
 		assert.Equal(t, tc.want, strings.Join(goStyleFlags(root, strings.Fields(tc.in)), " "), tc.in)
@@ -56,6 +57,17 @@ func TestGoStyleCommandLinesRun(t *testing.T) {
 	r = queenctl(t, b.env, "queue", "configure", "orders", "-retry-limit", "4", "-dry-run")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Equal(t, "queue orders: would change retry limit: 3 -> 4\ndry run: nothing changed\n", r.stdout)
+
+	for _, args := range [][]string{{"-version"}, {"--version"}} {
+		r = queenctl(t, nil, args...)
+		assert.Equal(t, exitOK, r.code, r.stderr)
+		assert.Equal(t, "queenctl (devel)\n", r.stdout, args)
+	}
+	for _, args := range [][]string{{"status", "--h"}, {"status", "-help"}} {
+		r = queenctl(t, nil, args...)
+		assert.Equal(t, exitOK, r.code, r.stderr)
+		assert.Contains(t, r.stdout, "Usage: queenctl status", args)
+	}
 }
 
 // -o picks the output format; --json is -o json; anything else is bad usage, and with a JSON

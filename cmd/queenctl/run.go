@@ -209,10 +209,14 @@ func (a *app) rootCommand() *cobra.Command {
 		name := commandName(cmd)
 		return usageError{msg: name + ": " + err.Error(), command: name}
 	})
-	// "-f" is tail's follow flag, and "--f" was its long form: both still mean --follow.
+	// "-f" is tail's follow flag and "-h" help's: their old long forms "--f" and "--h" still
+	// mean --follow and --help.
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if name == "f" {
+		switch name {
+		case "f":
 			return "follow"
+		case "h":
+			return "help"
 		}
 		return pflag.NormalizedName(name)
 	})
