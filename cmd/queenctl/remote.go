@@ -31,7 +31,7 @@ type remote struct {
 	lost atomic.Bool
 }
 
-// connect builds the client for the broker that --server, QUEEN_URL and the context name.
+// connect builds the client for the broker that --server, QUEEN_URL or the context names.
 func (a *app) connect() (*remote, error) {
 	server, token, err := a.target()
 	if err != nil {
@@ -39,7 +39,11 @@ func (a *app) connect() (*remote, error) {
 	}
 	r := &remote{app: a, server: server}
 	// A client of its own, without a per-attempt timeout: each call is bounded by --timeout.
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	transport := http.DefaultTransport
+	if t, ok := transport.(*http.Transport); ok {
+		transport = t.Clone()
+	}
+	hc := &http.Client{Transport: transport}
 	opts := []queen.Option{
 		queen.WithLogger(slog.New(slog.DiscardHandler)),                // errors are reported once, by run
 		queen.WithRetry(1, 100*time.Millisecond, 500*time.Millisecond), // a person is waiting: fail fast
