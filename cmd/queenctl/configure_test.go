@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	queen "github.com/queenmq/queen-go"
-	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/internal/testmode"
 )
 
@@ -81,22 +80,4 @@ func TestQueueConfigureKeepsWhatItIsNotTold(t *testing.T) {
 		assert.Equal(t, "shop", info.Namespace)
 		assert.Empty(t, info.Task, "a label given empty is cleared")
 	})
-}
-
-// An existing queue is changed through admin's read, change and configure: the options the
-// change leaves alone are those stored, read at the time of the write.
-func TestUpdateQueueLeavesTheRestAsStored(t *testing.T) {
-	t.Parallel()
-	b := newBroker(t, "")
-	require.NoError(t, b.adminClient().ConfigureQueue(context.Background(), "orders",
-		admin.QueueOptions{RetryLimit: new(4), DeadLetterQueue: new(false), Namespace: "shop"}))
-	require.NoError(t, updateQueue(context.Background(), b.adminClient(), "orders", func(o *admin.QueueOptions) {
-		o.Task = "bill"
-	}))
-	info, err := b.adminClient().QueueInfo(context.Background(), "orders")
-	require.NoError(t, err)
-	assert.Equal(t, 4, info.Config.RetryLimit)
-	assert.False(t, info.Config.DeadLetterQueue)
-	assert.Equal(t, "shop", info.Namespace)
-	assert.Equal(t, "bill", info.Task)
 }

@@ -109,7 +109,7 @@ func (a *app) configure(r *remote, queue string, f *queueFlags, dryRun bool) err
 		}
 		return a.printChanges(queue, changes, false, false, cfg)
 	}
-	if err := r.modifyDo(what, func(ctx context.Context) error { return updateQueue(ctx, r.adm, queue, f.apply) }); err != nil {
+	if err := r.modifyDo(what, func(ctx context.Context) error { return r.adm.UpdateQueue(ctx, queue, f.apply) }); err != nil {
 		return err
 	}
 	after, err := ask(r, func(ctx context.Context) (admin.QueueInfo, error) { return r.adm.QueueInfo(ctx, queue) })
@@ -117,28 +117,6 @@ func (a *app) configure(r *remote, queue string, f *queueFlags, dryRun bool) err
 		return fmt.Errorf("%s: changed, but reading the options back: %w", what, err)
 	}
 	return a.printChanges(queue, changes, false, addsDefault && hasPartition(after, defaultPartition), configOf(after))
-}
-
-// queueUpdater is admin.Admin's UpdateQueue where the SDK has it: read the queue's options,
-// let change edit them, configure the result, so that options change leaves alone keep their
-// stored values (labels too).
-type queueUpdater interface {
-	UpdateQueue(ctx context.Context, queue string, change func(*admin.QueueOptions)) error
-}
-
-// updateQueue changes an existing queue's options as edit says: through admin's UpdateQueue,
-// or, with an SDK that has none, by the same read, change and configure.
-func updateQueue(ctx context.Context, adm *admin.Admin, queue string, edit func(*admin.QueueOptions)) error {
-	if u, ok := any(adm).(queueUpdater); ok {
-		return u.UpdateQueue(ctx, queue, edit)
-	}
-	info, err := adm.QueueInfo(ctx, queue)
-	if err != nil {
-		return err
-	}
-	o := storedOptions(info)
-	edit(&o)
-	return adm.ConfigureQueue(ctx, queue, o)
 }
 
 // storedOptions are a queue's options and labels as the broker reports them.
