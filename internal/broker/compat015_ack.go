@@ -71,7 +71,8 @@ func (e v015) ack(items []AckItem) []AckResult {
 }
 
 // apply applies one checked item. In a transaction (tx) a failed files the message at once,
-// without the retry budget.
+// without the retry budget. The budget is the (partition, group)'s: every failed spends
+// from it, whichever message it names.
 func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	res.Success = true
 	gc := a.p.groups[a.group]
@@ -84,12 +85,16 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	switch a.status {
 	case ackCompleted:
 		gc.cursor = a.off // wherever it was
-		if gc.retries > 0 && gc.cursor >= gc.retryOff {
-			gc.retries = 0
-		}
 		e.cursorMoved(gc)
 		e.consumed015(gc, true)
-		res.LeaseReleased = live == nil || e.countAck(gc)
+		// The retry counter is the (partition, group)'s: only a completed that finishes a
+		// whole leased batch resets it, so a failure in each of several batches spends one
+		// budget across different messages.
+		finished := live != nil && e.countAck(gc)
+		if finished {
+			gc.retries = 0
+		}
+		res.LeaseReleased = live == nil || finished
 		return
 	case ackRetry:
 		res.LeaseReleased = e.release(gc)

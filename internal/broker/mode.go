@@ -59,6 +59,9 @@ type generation interface {
 	// noQueue is why a pop of a queue that does not exist finds nothing; its start, if any,
 	// counts from arrival.
 	noQueue(r PopRequest, arrival int64, w *waiter) EmptyReason
+	// waitsBlind reports whether w, a pop about to wait, is served by nothing pushed while it
+	// waits and looks again only once its timeout passes.
+	waitsBlind(w *waiter) bool
 	// noPartition is why a pop of a partition that does not exist finds nothing.
 	noPartition() EmptyReason
 	// claimed completes the answer of a pop of q (of its partition p alone, when not nil) once
@@ -107,6 +110,9 @@ func (e v20) noQueue(r PopRequest, arrival int64, w *waiter) EmptyReason {
 }
 
 func (v20) noPartition() EmptyReason { return EmptyNone }
+
+// waitsBlind: a 2.0 waiting pop is served as soon as something it can take arrives.
+func (v20) waitsBlind(*waiter) bool { return false }
 
 func (v20) claimed(res PopResult, _ *groupMeta, _ *queue, _ *partition, _ bool) PopResult {
 	return res

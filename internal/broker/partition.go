@@ -58,7 +58,21 @@ func (e *Engine) store(p *partition, txID string, traceID string, data []byte) i
 	for _, gc := range p.groups {
 		e.refresh(gc)
 	}
+	if off == 0 {
+		e.wakeUnplaced(p)
+	}
 	return off
+}
+
+// wakeUnplaced has the pops waiting on p's queue for a group with no cursor in p look again,
+// once p holds its first message: no cursor of theirs becomes ready to tell them (a group
+// whose start is not stored, as on a queue configure made and no push has reached).
+func (e *Engine) wakeUnplaced(p *partition) {
+	for group := range e.waiting[p.q.name] {
+		if p.groups[group] == nil {
+			e.wakeGroup(p.q.name, group)
+		}
+	}
 }
 
 // handedOut builds the wire view of the message at off.

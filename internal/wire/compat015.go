@@ -81,6 +81,18 @@ type PushDuplicate015 struct {
 	TransactionID string `json:"transaction_id"`
 }
 
+// AckResult015 is one ack result as 0.15 sends it: AckResult's keys, in 0.15's order.
+type AckResult015 struct {
+	DLQ           bool    `json:"dlq"`
+	Error         *string `json:"error"`
+	Index         int     `json:"index"`
+	LeaseReleased bool    `json:"leaseReleased"`
+	PartitionName *string `json:"partitionName"`
+	QueueName     *string `json:"queueName"`
+	Success       bool    `json:"success"`
+	TransactionID string  `json:"transactionId"`
+}
+
 // Extend015 is one lease extension result; expiresAt has milliseconds.
 type Extend015 struct {
 	Error     *string  `json:"error"`
