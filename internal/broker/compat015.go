@@ -4,8 +4,9 @@ import "github.com/google/uuid"
 
 // v015 is a 0.15 broker. What differs from the 2.0 design:
 //
-//   - a queue a push creates, or a configure leaves without one, has a 300 s leaseTime, and
-//     deadLetterQueue false is ignored: given-up messages are filed all the same;
+//   - a queue a push creates, or a configure leaves without one, has a 300 s leaseTime and
+//     deadLetterQueue false, which is ignored: given-up messages are filed all the same; a
+//     queue a push creates is its own namespace;
 //   - a pop's start is decided when it claims a partition, not when it arrives; an "all" start
 //     is never stored, and a "new" or time start only once a pop finds a partition holding a
 //     message: until then every pop decides afresh;
@@ -26,6 +27,13 @@ type v015 struct{ *Engine }
 
 func (v015) defaultLease() int      { return leaseSeconds015 }
 func (v015) dropsDeadLetters() bool { return false }
+
+// deadLetterDefault: 0.15 stores deadLetterQueue false unless told otherwise, and says so
+// when asked, though it files dead letters all the same.
+func (v015) deadLetterDefault() bool { return false }
+
+// createdNamespace: a queue a push creates on 0.15 is its own namespace.
+func (v015) createdNamespace(queue string) string { return queue }
 
 // arrival: 0.15 decides a start when a pop claims, so a waiting pop counts from now.
 func (e v015) arrival(*waiter) int64 { return e.seq }
@@ -71,8 +79,12 @@ func (e v015) claimed(res PopResult, m *groupMeta, q *queue, p *partition, hadSt
 	if p != nil {
 		parts = []*partition{p}
 	}
-	if !hadStart && !keepStart015(m, parts) {
+	switch {
+	case hadStart:
+	case !keepStart015(m, parts):
 		e.dropStart(m)
+	case p != nil:
+		m.onlyFor = p // stored for this partition alone
 	}
 	if len(res.Messages) == 0 {
 		e.empty(&res, m.group, p, parts, !hadStart && m.start != startAll)

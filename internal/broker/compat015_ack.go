@@ -111,6 +111,9 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	// dlq, or a failed with no budget left. The counter is not reset, and 0.15 does not
 	// report the release this ack may cause.
 	res.DLQ = e.fileDeadLetter(gc, a.off, a.errMsg)
+	if d := e.deadBy[deadKey{gc.p, a.off, gc.group}]; d != nil && a.status == ackFailed && a.errMsg == "" {
+		d.errMsg = "" // 0.15 names no reason for a failed sent without one; a dlq's is the default
+	}
 	gc.cursor = a.off
 	e.cursorMoved(gc)
 	e.consumed015(gc, false)

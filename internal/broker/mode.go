@@ -49,6 +49,11 @@ type generation interface {
 	// defaultLease is the leaseTime, in seconds, of a queue a push creates or a configure
 	// leaves without one.
 	defaultLease() int
+	// deadLetterDefault is the deadLetterQueue of a queue a push creates or a configure leaves
+	// without one.
+	deadLetterDefault() bool
+	// createdNamespace is the namespace of the named queue when a push creates it.
+	createdNamespace(queue string) string
 	// dropsDeadLetters reports whether a queue configured with deadLetterQueue false drops
 	// the messages its groups give up on instead of filing them.
 	dropsDeadLetters() bool
@@ -91,8 +96,11 @@ func generationOf(e *Engine, m Mode) generation {
 // v20 is the 2.0 design.
 type v20 struct{ *Engine }
 
-func (v20) defaultLease() int      { return defaultLeaseSeconds }
-func (v20) dropsDeadLetters() bool { return true }
+func (v20) defaultLease() int       { return defaultLeaseSeconds }
+func (v20) dropsDeadLetters() bool  { return true }
+func (v20) deadLetterDefault() bool { return true }
+
+func (v20) createdNamespace(string) string { return "" }
 
 // arrival: a waiting pop's start counts from when it arrived, not from when it is served, so
 // that nothing pushed while it waited is skipped.

@@ -212,3 +212,29 @@ func Test015AFirstMessageWakesAPopOnAConfiguredQueue(t *testing.T) {
 		})
 	}
 }
+
+// /health carries 0.15's shared_state block, with the transport block of a broker whose
+// replicas sync, beside the captured keys.
+func Test015HealthCarriesTheSharedStateAndTransport(t *testing.T) {
+	t.Parallel()
+	caps := captures015(t)
+	_, c := start015(t)
+	got := c.Get("/health")
+	var body map[string]any
+	got.Want(t, http.StatusOK, &body)
+	shared := obj(t, body["shared_state"], "shared_state")
+	transport := obj(t, shared["transport"], "shared_state.transport")
+	testutil.WantKeys(t, "transport", transport, "learned_identities", "learned_identities_count", "messages_dropped",
+		"messages_received", "messages_sent", "peer_count", "peers", "port", "sequence_rejections", "server_id",
+		"session_id", "signature_failures")
+	if shared["enabled"] != true || shared["running"] != true {
+		t.Errorf("a broker with a transport has its sync enabled and running: %v", shared)
+	}
+	delete(shared, "transport")
+	if w, g := shape(t, caps["health"].Response), shapeOf(body); w != g {
+		t.Errorf("health without its transport: shape differs from the 0.15 capture\n got: %s\nwant: %s", g, w)
+	}
+	if body["version"] != "1.0.0" {
+		t.Errorf("version %v, want 0.15's fixed 1.0.0", body["version"])
+	}
+}
