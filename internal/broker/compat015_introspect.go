@@ -270,27 +270,34 @@ func (l *look015) entry(off int64) MessageEntry {
 	}
 }
 
+// browsed015 is the queue a browse names and the partitions it looks at.
+func (e *Engine) browsed015(bq BrowseQuery) (*queue, []*partition, error) {
+	q, ok := e.queues[bq.Queue]
+	switch {
+	case !ok:
+		return nil, nil, ErrQueueNotFound
+	case bq.Partition == "":
+		return q, q.parts, nil
+	}
+	if p, ok := q.byName[bq.Partition]; ok {
+		return q, []*partition{p}, nil
+	}
+	return nil, nil, ErrPartitionNotFound
+}
+
 // Browse015 answers 0.15's browse of a queue: the partitions' own status views, newest first
 // whatever bq.Ascending says, and no payloads.
 func (e *Engine) Browse015(bq BrowseQuery) (MessageList, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	q := e.queues[bq.Queue]
-	if q == nil {
-		return MessageList{}, ErrQueueNotFound
+	q, parts, err := e.browsed015(bq)
+	if err != nil {
+		return MessageList{}, err
 	}
-	parts := q.parts
-	if bq.Partition != "" {
-		p := q.byName[bq.Partition]
-		if p == nil {
-			return MessageList{}, ErrPartitionNotFound
-		}
-		parts = []*partition{p}
-	}
-	now := e.now()
-	groups := attachedGroups(q)
+	now, groups := e.now(), attachedGroups(q)
 	out := MessageList{Messages: []MessageEntry{}, Mode: modeOf(groups)}
-	if (bq.Namespace != nil && *bq.Namespace != q.namespace) || (bq.Task != nil && *bq.Task != q.task) {
+	labels := (bq.Namespace == nil || *bq.Namespace == q.namespace) && (bq.Task == nil || *bq.Task == q.task)
+	if !labels {
 		return out, nil
 	}
 	type hit struct {

@@ -238,3 +238,36 @@ func Test015HealthCarriesTheSharedStateAndTransport(t *testing.T) {
 		t.Errorf("version %v, want 0.15's fixed 1.0.0", body["version"])
 	}
 }
+
+// A "new" start a partition pop decided holds for that partition alone: the group's first pop
+// of another partition starts from its own arrival there, skipping what was pushed there after
+// the group's start, while its lag there counts every message.
+func Test015APartitionPopsStartHoldsForItsPartitionAlone(t *testing.T) {
+	t.Parallel()
+	srv, c := start015(t, withManualClock())
+	c.Push("q", "p0", "old0")
+	c.Push("q", "p2", "old2")
+	newPop := testutil.Query("consumerGroup", "g", "subscriptionMode", "new", "batch", "10")
+	ids, _ := c.Pop("/api/v1/pop/queue/q/partition/p2", newPop) // decides g's start, on p2
+	wantIDs(t, "g's first pop", ids)
+	srv.Advance(time.Second)
+	c.Push("q", "p0", "after0")
+	c.Push("q", "p2", "after2")
+	var d map[string]struct {
+		Partitions []struct {
+			Partition string `json:"partition"`
+			OffsetLag int64  `json:"offsetLag"`
+		} `json:"partitions"`
+	}
+	c.Get("/api/v1/consumer-groups/g").Want(t, http.StatusOK, &d)
+	if p := d["q"].Partitions; len(p) != 2 || p[0].Partition != "p0" || p[0].OffsetLag != 2 || p[1].OffsetLag != 1 {
+		t.Errorf("g's rows: %+v, want p0 counting both its messages and p2 the one after the start", p)
+	}
+	ids, _ = c.Pop("/api/v1/pop/queue/q/partition/p2", newPop)
+	wantIDs(t, "g on p2", ids, "after2")
+	ids, _ = c.Pop("/api/v1/pop/queue/q/partition/p0", newPop)
+	wantIDs(t, "g's first pop of p0 starts from its own arrival", ids) // after0 is skipped
+	c.Push("q", "p0", "later0")
+	ids, _ = c.Pop("/api/v1/pop/queue/q/partition/p0", newPop)
+	wantIDs(t, "g on p0 once it started there", ids, "later0")
+}
