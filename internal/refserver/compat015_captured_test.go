@@ -126,7 +126,7 @@ func Test015APushCreatedQueueIsItsOwnNamespace(t *testing.T) {
 	c.Post("/api/v1/transaction", `{"operations":[{"type":"push","items":[{"queue":"smoke-tx","partition":"p1","payload":{"t":1}}]}]}`).Want(t, http.StatusOK, nil)
 	c.Push("smoke-double", "", "a")
 	got := lines(t, []byte(strings.TrimSuffix(strings.TrimPrefix(string(c.Get("/api/v1/resources/queues").Body), `{"queues":`), "}")))
-	// As captured (H2), newest first; the counts are this broker's live ones.
+	// As captured, newest first; the counts are this broker's live ones.
 	want := []string{
 		`{"createdAt":"<time>","id":"<id>","messages":{"pending":1,"processing":0,"total":1},"name":"smoke-double","namespace":"smoke-double","partitions":1,"task":""}`,
 		`{"createdAt":"<time>","id":"<id>","messages":{"pending":1,"processing":0,"total":1},"name":"smoke-tx","namespace":"smoke-tx","partitions":1,"task":""}`,
