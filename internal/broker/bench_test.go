@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 const benchBatch = 100
@@ -24,6 +26,7 @@ func BenchmarkPush(b *testing.B) {
 	defer e.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := testutil.ProcessCPU()
 	for i := range b.N {
 		if i%1000 == 999 { // keep the heap small between rounds
 			b.StopTimer()
@@ -40,6 +43,7 @@ func BenchmarkPush(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*benchBatch)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu).Nanoseconds())/float64(b.N*benchBatch), "cpu-ns/msg")
 }
 
 // BenchmarkPopAck pops 100 messages and acks them in one batch ack, the consume loop's step.

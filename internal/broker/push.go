@@ -1,7 +1,13 @@
 package broker
 
 import (
+	"bytes"
+	"cmp"
+	"crypto/rand"
 	"encoding/hex"
+	"io"
+	"slices"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -27,8 +33,9 @@ type made struct {
 }
 
 // prepare makes what the items need, in a few allocations however many they are: the ids are
-// slices of one string and the payload copies of one buffer, which live as long as the
-// messages. A duplicate's share is made too, and kept with the others'.
+// slices of one string, drawn from one read of randomness, and the payload copies slices of
+// one buffer; they live as long as the messages. A duplicate's share is made too, and kept
+// with the others'.
 func prepare(items []PushItem) []made {
 	out := make([]made, len(items))
 	size, ids := 0, len(items)
@@ -38,14 +45,20 @@ func prepare(items []PushItem) []made {
 			ids++
 		}
 	}
-	text := make([]byte, 0, ids*uuidLen)
+	random := make([]byte, ids*16)
+	if _, err := rand.Read(random); err != nil {
+		random = nil // each id then reads its own
+	}
+	rnd := bytes.NewReader(random)
+	var text strings.Builder
+	text.Grow(ids * uuidLen)
 	for i := range items {
-		text = appendUUID(text, newMessageUUID())
+		writeUUID(&text, newMessageUUID(rnd))
 		if items[i].TransactionID == "" {
-			text = appendUUID(text, uuid.New())
+			writeUUID(&text, newRandomUUID(rnd))
 		}
 	}
-	all := string(text)
+	all := text.String()
 	data := make([]byte, 0, size)
 	for i := range items {
 		it, m := &items[i], &out[i]
@@ -64,20 +77,31 @@ func prepare(items []PushItem) []made {
 	return out
 }
 
-// store stores each item unless its (partition, transactionId) exists.
+// store stores each item unless its (partition, transactionId) exists. Items that go where
+// the one before went (the usual push) reuse its partition, and the partition's log grows
+// once for all of them.
 func (e *Engine) store(items []PushItem, made []made) []PushResult {
 	results := make([]PushResult, len(items))
+	var p *partition
 	for i := range items {
-		results[i] = e.storeOne(&items[i], &made[i])
+		it := &items[i]
+		if p == nil || it.Queue != p.q.name || cmp.Or(it.Partition, defaultPartition) != p.name {
+			p = e.partitionFor(e.queueFor(it.Queue), it.Partition)
+			run := 1
+			for run < len(items)-i && items[i+run].Queue == it.Queue && items[i+run].Partition == it.Partition {
+				run++
+			}
+			p.msgs = slices.Grow(p.msgs, run)
+		}
+		results[i] = e.storeOne(p, it, &made[i])
 		results[i].Index = i
 	}
 	return results
 }
 
-// storeOne stores one item unless its (partition, transactionId) exists.
-func (e *Engine) storeOne(it *PushItem, m *made) PushResult {
-	q := e.queueFor(it.Queue)
-	p := e.partitionFor(q, it.Partition)
+// storeOne stores one item in p, its partition, unless its transactionId is there already.
+func (e *Engine) storeOne(p *partition, it *PushItem, m *made) PushResult {
+	q := p.q
 	if off, ok := p.byTx[m.txID]; ok {
 		return PushResult{
 			TransactionID: m.txID, Status: "duplicate", MessageID: p.msgs[off].id,
@@ -93,8 +117,8 @@ func (e *Engine) storeOne(it *PushItem, m *made) PushResult {
 
 const uuidLen = 36 // a UUID's canonical text
 
-// appendUUID appends u's canonical text.
-func appendUUID(dst []byte, u uuid.UUID) []byte {
+// writeUUID writes u's canonical text.
+func writeUUID(b *strings.Builder, u uuid.UUID) {
 	var s [uuidLen]byte
 	hex.Encode(s[0:8], u[0:4])
 	s[8] = '-'
@@ -105,16 +129,28 @@ func appendUUID(dst []byte, u uuid.UUID) []byte {
 	hex.Encode(s[19:23], u[8:10])
 	s[23] = '-'
 	hex.Encode(s[24:], u[10:])
-	return append(dst, s[:]...)
+	b.Write(s[:])
 }
 
 // newMessageUUID is a message's id: a version 7 UUID, so that ids sort as the messages were
-// stored, or a random one should the clock fail.
-func newMessageUUID() uuid.UUID {
+// stored, its random bits read from rnd (or, once rnd is spent, from the system), or a random
+// one should the clock fail.
+func newMessageUUID(rnd io.Reader) uuid.UUID {
+	if id, err := uuid.NewV7FromReader(rnd); err == nil {
+		return id
+	}
 	if id, err := uuid.NewV7(); err == nil {
 		return id
 	}
 	return uuid.New()
 }
 
-func newMessageID() string { return newMessageUUID().String() }
+// newRandomUUID is a version 4 UUID read from rnd, or from the system once rnd is spent.
+func newRandomUUID(rnd io.Reader) uuid.UUID {
+	if id, err := uuid.NewRandomFromReader(rnd); err == nil {
+		return id
+	}
+	return uuid.New()
+}
+
+func newMessageID() string { return newMessageUUID(rand.Reader).String() }

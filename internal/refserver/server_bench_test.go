@@ -158,20 +158,31 @@ func reportPerMessage(b *testing.B, msgs int, cpu time.Duration) {
 	b.ReportMetric(float64((testutil.ProcessCPU()-cpu).Nanoseconds())/float64(msgs)/1e3, "cpu-µs/msg")
 }
 
-// BenchmarkPush pushes small items, 100 and 1,000 per request; one op is one message.
+// BenchmarkPush pushes small items, 100 and 1,000 per request, from one client or from four at
+// once (each to a queue of its own); one op is one message.
 // Goal at 100 per request: at least 100,000 msgs/s.
 func BenchmarkPush(b *testing.B) {
-	for _, perRequest := range []int{100, 1000} {
-		b.Run("items="+strconv.Itoa(perRequest), func(b *testing.B) {
+	for _, tc := range []struct{ perRequest, clients int }{{100, 1}, {1000, 1}, {1000, 4}} {
+		name := "items=" + strconv.Itoa(tc.perRequest)
+		if tc.clients > 1 {
+			name += "/clients=" + strconv.Itoa(tc.clients)
+		}
+		b.Run(name, func(b *testing.B) {
 			_, c := newBenchClient(b)
-			body := pushBody("push-bench", perRequest, 0)
+			requests := (b.N + tc.perRequest*tc.clients - 1) / (tc.perRequest * tc.clients)
 			b.ResetTimer()
 			cpu := testutil.ProcessCPU()
-			done := 0
-			for ; done < b.N; done += perRequest {
-				c.send("POST", "/api/v1/push", body, http.StatusCreated)
+			var wg sync.WaitGroup
+			for i := range tc.clients {
+				body := pushBody("push-bench"+strconv.Itoa(i), tc.perRequest, 0)
+				wg.Go(func() {
+					for range requests {
+						c.send("POST", "/api/v1/push", body, http.StatusCreated)
+					}
+				})
 			}
-			reportPerMessage(b, done, cpu)
+			wg.Wait()
+			reportPerMessage(b, requests*tc.perRequest*tc.clients, cpu)
 		})
 	}
 }
