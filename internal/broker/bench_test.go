@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/queenmq/queen-go/internal/testutil"
@@ -119,4 +120,29 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkPushParallel stores 1,000 items per request from four goroutines at once, each to a
+// queue of its own: what the lock holds back when requests come together.
+func BenchmarkPushParallel(b *testing.B) {
+	const perRequest, writers = 1000, 4
+	payload := []byte(`{"n":1,"kind":"order","note":"a small message"}`)
+	e := New(RealClock{})
+	defer e.Close()
+	requests := (b.N + perRequest*writers - 1) / (perRequest * writers)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := testutil.ProcessCPU()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for range requests {
+				e.Push(benchItems("q"+strconv.Itoa(w), perRequest, payload))
+			}
+		})
+	}
+	wg.Wait()
+	msgs := requests * perRequest * writers
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu).Nanoseconds())/float64(msgs), "cpu-ns/msg")
 }
