@@ -30,7 +30,18 @@
 //
 // Compatibility: WithCompat("0.15") makes the broker behave on the wire as a Queen 0.15 broker
 // does, its quirks and data-losing bugs included, so a client can be tested against both
-// generations; the default is 2.0.
+// generations; the default is 2.0. Without WithCompat, NewServer follows the QUEEN_COMPAT
+// environment variable, so a whole suite runs against 0.15 with no change to its code:
+//
+//	QUEEN_COMPAT=0.15 go test ./...
+//
+// Workers: Run runs a worker (a Consume loop) in a goroutine for the rest of the test, ends its
+// ctx when the test calls stop or ends, and fails the test if it gave up with an error nobody
+// asked for:
+//
+//	stop := queentest.Run(t, func(ctx context.Context) error { return worker.Consume(ctx, handle) })
+//	// push, then srv.WaitIdle(ctx, queue, group)...
+//	require.NoError(t, stop())
 //
 // Limits: the broker refuses what could make it hold memory, its lock or a connection without
 // bound, as a production broker would. A queue, partition or group name is 1 to 255 bytes of
@@ -45,5 +56,6 @@
 // Debug), WithAddr (the listen address) and WithMaxConns.
 //
 // The package depends on nothing but the standard library and the reference broker's own
-// packages; it does not import the queen SDK, so the SDK's own tests can use it.
+// packages; it does not import the queen SDK, so the SDK's own tests can use it (its examples
+// do, as a user's tests would).
 package queentest

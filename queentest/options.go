@@ -2,6 +2,7 @@ package queentest
 
 import (
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/refserver"
@@ -11,12 +12,13 @@ import (
 type Option func(*config)
 
 type config struct {
-	token  string
-	manual bool
-	start  time.Time
-	logger *slog.Logger
-	addr   string
-	compat string // WithCompat's version, "" for 2.0
+	token      string
+	manual     bool
+	start      time.Time
+	logger     *slog.Logger
+	addr       string
+	compat     string // the Queen version, "" for 2.0
+	compatFrom string // what set it: "WithCompat", the environment variable, or "" for neither
 
 	maxConns int // connections served at once; 0: no limit
 	timeouts refserver.Timeouts
@@ -68,4 +70,23 @@ func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
 // semantics, its bugs included), so that a client can be tested against it without one.
 // "" or "2.0" is the default, the 2.0 design. Start (and NewServer, which fails the test)
 // refuses any other value with an error naming it.
-func WithCompat(version string) Option { return func(c *config) { c.compat = version } }
+//
+// Without WithCompat, NewServer takes the version from the QUEEN_COMPAT environment variable,
+// so that a suite runs against both generations with no change to its code
+// (QUEEN_COMPAT=0.15 go test ./...); WithCompat wins over it, WithCompat("") included.
+func WithCompat(version string) Option {
+	return func(c *config) { c.compat, c.compatFrom = version, "WithCompat" }
+}
+
+// compatEnv is the environment variable NewServer reads the Queen version from when no
+// WithCompat option is given: "0.15", or "2.0" or empty for the default.
+const compatEnv = "QUEEN_COMPAT"
+
+// fromEnvironment is the version compatEnv sets, as an option that WithCompat overrides.
+func fromEnvironment() Option {
+	return func(c *config) {
+		if v, ok := os.LookupEnv(compatEnv); ok && c.compatFrom == "" {
+			c.compat, c.compatFrom = v, compatEnv
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -28,10 +29,12 @@ type Server struct {
 const shutdownGrace = 10 * time.Second
 
 // NewServer starts a broker on a free loopback port and closes it when the test ends.
-// A failure to start fails the test.
+// A failure to start fails the test. Without WithCompat, the Queen version it behaves as is
+// the QUEEN_COMPAT environment variable's ("0.15", or "2.0" or empty for the default); any
+// other value fails the test, naming it.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s, err := Start(opts...)
+	s, err := Start(append(slices.Clone(opts), fromEnvironment())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +69,11 @@ func newServer(opts ...Option) (*Server, string, error) {
 		o(&cfg)
 	}
 	mode, ok := broker.ModeOf(cfg.compat)
-	if !ok {
+	switch {
+	case ok:
+	case cfg.compatFrom == compatEnv:
+		return nil, "", fmt.Errorf(`queentest: %s=%q: unknown Queen version; want "2.0" (or empty) or "0.15"`, compatEnv, cfg.compat)
+	default:
 		return nil, "", fmt.Errorf(`queentest: WithCompat(%q): unknown Queen version; want "2.0" (or "") or "0.15"`, cfg.compat)
 	}
 	s := &Server{done: make(chan struct{})}

@@ -42,7 +42,7 @@ type ConfigureResult struct {
 // PushItem is one validated push item.
 type PushItem struct {
 	Queue, Partition string // Partition "" means "Default"
-	Payload          []byte // the message's JSON text, stored as given
+	Payload          []byte // the message's JSON text, stored as given (a copy: the caller keeps its buffer)
 	TransactionID    string // "" means: make a UUID
 	TraceID          string // "" means none
 }

@@ -71,7 +71,8 @@ func (e v015) ack(items []AckItem) []AckResult {
 }
 
 // apply applies one checked item. In a transaction (tx) a failed files the message at once,
-// without the retry budget.
+// without the retry budget. The budget is the (partition, group)'s: every failed spends
+// from it, whichever message it names.
 func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	res.Success = true
 	gc := a.p.groups[a.group]
@@ -84,12 +85,16 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	switch a.status {
 	case ackCompleted:
 		gc.cursor = a.off // wherever it was
-		if gc.retries > 0 && gc.cursor >= gc.retryOff {
-			gc.retries = 0
-		}
 		e.cursorMoved(gc)
 		e.consumed015(gc, true)
-		res.LeaseReleased = live == nil || e.countAck(gc)
+		// The retry counter is the (partition, group)'s: only a completed that finishes a
+		// whole leased batch resets it, so a failure in each of several batches spends one
+		// budget across different messages.
+		finished := live != nil && e.countAck(gc)
+		if finished {
+			gc.retries = 0
+		}
+		res.LeaseReleased = live == nil || finished
 		return
 	case ackRetry:
 		res.LeaseReleased = e.release(gc)
@@ -106,6 +111,9 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 	// dlq, or a failed with no budget left. The counter is not reset, and 0.15 does not
 	// report the release this ack may cause.
 	res.DLQ = e.fileDeadLetter(gc, a.off, a.errMsg)
+	if d := e.deadBy[deadKey{gc.p, a.off, gc.group}]; d != nil && a.status == ackFailed && a.errMsg == "" {
+		d.errMsg = "" // 0.15 names no reason for a failed sent without one; a dlq's is the default
+	}
 	gc.cursor = a.off
 	e.cursorMoved(gc)
 	e.consumed015(gc, false)

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"time"
 )
 
@@ -14,7 +15,13 @@ import (
 //     newest message it owes, and an "all" start is not reported;
 //   - lastConsumedAt of a seeded row is the time its start was decided, until the cursor moves;
 //   - workerId keeps the id of an expired lease until its messages are handed out again;
-//   - a message's detail lists only the groups with a row in its partition.
+//   - a message's detail lists only the groups with a row in its partition;
+//   - a start a partition pop decided is stored for that partition only: on the group's other
+//     partitions its seeded rows hold no cursor, so their lag counts every message there;
+//   - a browse's status view is chosen per partition: queue mode's where it has a row (every
+//     message past its cursor processing while it holds a lease there), else the named
+//     groups' with a row (completed once all of them passed it, never processing); a
+//     message's leaseExpiresAt is queue mode's last lease on the partition, expired or not.
 
 // row015 reports whether 0.15 would hold a cursor row for the group in p.
 func row015(p *partition, gc *cursorState, m *groupMeta) bool {
@@ -79,7 +86,11 @@ func groupSummary015(q *queue, group string, now time.Time) (GroupSummary, bool)
 			continue
 		}
 		s.Members++
-		if v := viewOf(p, group, m, now); v.lag > 0 {
+		lag := view015(p, group, m, now).lag
+		if seeded015(p, gc, m) { // the list's own join reads a seeded row from the start as decided
+			lag = p.lastOffset() - m.startCursor(p)
+		}
+		if lag > 0 {
 			s.PartitionsWithLag++
 			s.MaxTimeLag = max(s.MaxTimeLag, int64(now.Sub(p.msgs[p.lastOffset()].createdAt)/time.Second))
 		}
@@ -114,7 +125,7 @@ func (e *Engine) ConsumerGroup015(group string) (GroupDetail, error) {
 			if !row015(p, gc, m) {
 				continue
 			}
-			v := viewOf(p, group, m, now)
+			v := view015(p, group, m, now)
 			gp := GroupPartition{
 				Partition: p.name, OffsetLag: v.lag, TimeLagSeconds: v.timeLag, LeaseActive: v.live != nil,
 				LastConsumedAt: lastConsumed015(gc, m), WorkerID: workerID015(gc),
@@ -149,7 +160,7 @@ func (e *Engine) Lagging015(minLagSeconds int64) []LaggingEntry {
 				if !row015(p, gc, m) {
 					continue
 				}
-				v := viewOf(p, g, m, now)
+				v := view015(p, g, m, now)
 				if v.oldest < 0 || v.timeLag <= minLagSeconds {
 					continue
 				}
@@ -163,8 +174,168 @@ func (e *Engine) Lagging015(minLagSeconds int64) []LaggingEntry {
 	return out
 }
 
-// Message015 answers 0.15's message detail: only the groups with a cursor row in the
-// message's partition are listed.
+// seeded015 reports whether the group's row in p is one 0.15 seeded without a cursor: its start
+// was decided by a partition pop on another partition, and it has not read p since.
+func seeded015(p *partition, gc *cursorState, m *groupMeta) bool {
+	return gc == nil && m != nil && m.onlyFor != nil && m.onlyFor != p
+}
+
+// view015 is viewOf as 0.15 reports it: a seeded row counts every message of the partition.
+func view015(p *partition, group string, m *groupMeta, now time.Time) groupView {
+	v := viewOf(p, group, m, now)
+	if !seeded015(p, p.groups[group], m) || len(p.msgs) == 0 {
+		return v
+	}
+	n := int64(len(p.msgs))
+	v.pos, v.processing, v.pending, v.lag, v.oldest = -1, 0, n, n, 0
+	v.timeLag = int64(now.Sub(p.msgs[0].createdAt) / time.Second)
+	return v
+}
+
+// lastLease015 is the expiry of the group's last lease on the partition, expired or not; zero
+// once acks released it, or for none.
+func lastLease015(gc *cursorState) time.Time {
+	switch {
+	case gc == nil:
+	case gc.lease != nil:
+		return gc.lease.expires
+	case gc.expired != nil:
+		return gc.expired.expires
+	}
+	return time.Time{}
+}
+
+// look015 is what 0.15's browse reads of one partition: queue mode's row, or the named groups
+// with a row.
+type look015 struct {
+	p        *partition
+	qm       *groupView // queue mode's view where it has a row, else nil
+	qmExpiry time.Time  // queue mode's last lease expiry on the partition
+	named    []groupView
+}
+
+func lookAt015(p *partition, groups []string, now time.Time) look015 {
+	l := look015{p: p}
+	for _, g := range groups {
+		m, gc := p.q.groups[g], p.groups[g]
+		if !row015(p, gc, m) {
+			continue
+		}
+		v := view015(p, g, m, now)
+		if g == QueueMode {
+			l.qm, l.qmExpiry = &v, lastLease015(gc)
+			continue
+		}
+		l.named = append(l.named, v)
+	}
+	return l
+}
+
+// consumedBy counts the named groups with a row that passed off.
+func (l *look015) consumedBy(off int64) int64 {
+	n := int64(0)
+	for i := range l.named {
+		if off <= l.named[i].pos {
+			n++
+		}
+	}
+	return n
+}
+
+// status is the message's status and queueStatus as 0.15's browse reports them.
+func (l *look015) status(off int64) (status, queueStatus string) {
+	switch {
+	case len(l.p.stats.deadAt[off]) > 0:
+		return statusDeadLetter, statusDeadLetter
+	case l.qm != nil && off <= l.qm.pos:
+		return statusCompleted, statusCompleted
+	case l.qm != nil && l.qm.live != nil:
+		return statusProcessing, statusProcessing
+	case l.qm != nil:
+		return statusPending, statusPending
+	case len(l.named) > 0 && l.consumedBy(off) == int64(len(l.named)):
+		return statusCompleted, statusPending
+	}
+	return statusPending, statusPending
+}
+
+func (l *look015) entry(off int64) MessageEntry {
+	p, q, m := l.p, l.p.q, &l.p.msgs[off]
+	status, queueStatus := l.status(off)
+	return MessageEntry{
+		ID: m.id, TransactionID: m.txID, PartitionID: p.id, Partition: p.name, Queue: q.name,
+		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority(),
+		Offset: off, TraceID: m.traceID, CreatedAt: m.createdAt, Status: status, QueueStatus: queueStatus,
+		ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named)), LeaseExpiresAt: l.qmExpiry,
+	}
+}
+
+// browsed015 is the queue a browse names and the partitions it looks at.
+func (e *Engine) browsed015(bq BrowseQuery) (*queue, []*partition, error) {
+	q, ok := e.queues[bq.Queue]
+	switch {
+	case !ok:
+		return nil, nil, ErrQueueNotFound
+	case bq.Partition == "":
+		return q, q.parts, nil
+	}
+	if p, ok := q.byName[bq.Partition]; ok {
+		return q, []*partition{p}, nil
+	}
+	return nil, nil, ErrPartitionNotFound
+}
+
+// Browse015 answers 0.15's browse of a queue: the partitions' own status views, newest first
+// whatever bq.Ascending says, and no payloads.
+func (e *Engine) Browse015(bq BrowseQuery) (MessageList, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	q, parts, err := e.browsed015(bq)
+	if err != nil {
+		return MessageList{}, err
+	}
+	now, groups := e.now(), attachedGroups(q)
+	out := MessageList{Messages: []MessageEntry{}, Mode: modeOf(groups)}
+	labels := (bq.Namespace == nil || *bq.Namespace == q.namespace) && (bq.Task == nil || *bq.Task == q.task)
+	if !labels {
+		return out, nil
+	}
+	type hit struct {
+		l   *look015
+		off int64
+	}
+	var hits []hit
+	for _, p := range parts {
+		lo, hi := int64(0), p.lastOffset()
+		if bq.From != nil {
+			lo = p.firstAtOrAfter(*bq.From)
+		}
+		if bq.To != nil {
+			hi = min(hi, p.firstAfter(*bq.To)-1)
+		}
+		if lo > hi {
+			continue
+		}
+		l := lookAt015(p, groups, now)
+		for off := hi; off >= lo; off-- {
+			if status, _ := l.status(off); bq.Status == "" || status == bq.Status {
+				hits = append(hits, hit{&l, off})
+			}
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { // newest first
+		return int(b.l.p.msgs[b.off].seq - a.l.p.msgs[a.off].seq)
+	})
+	hits = hits[min(max(bq.Offset, 0), len(hits)):]
+	for _, h := range hits[:min(max(bq.Limit, 0), len(hits))] {
+		out.Messages = append(out.Messages, h.l.entry(h.off))
+	}
+	return out, nil
+}
+
+// Message015 answers 0.15's message detail: its partition's status view, only the groups with a
+// row there, each with its last lease's expiry on the partition whatever the message, and the
+// partition's kinds of group.
 func (e *Engine) Message015(partitionID, transactionID string) (MessageDetail, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -173,14 +344,46 @@ func (e *Engine) Message015(partitionID, transactionID string) (MessageDetail, e
 		return d, err
 	}
 	p := e.partitions[partitionID]
+	off := p.byTx[transactionID]
+	l := lookAt015(p, attachedGroups(p.q), e.now())
+	payload := d.Payload
+	d.MessageEntry = l.entry(off)
+	d.Payload = payload
+	d.Mode = GroupKinds{HasQueueMode: l.qm != nil, BusGroupsCount: int64(len(l.named))}
+	d.Mode.Type = modeOf015(d.Mode)
 	rows := d.Groups[:0]
 	for _, g := range d.Groups {
-		if row015(p, p.groups[g.Name], p.q.groups[g.Name]) {
-			rows = append(rows, g)
+		m, gc := p.q.groups[g.Name], p.groups[g.Name]
+		if !row015(p, gc, m) {
+			continue
 		}
+		g.Consumed = off <= position015(p, gc, m)
+		g.LeaseExpiresAt = lastLease015(gc)
+		rows = append(rows, g)
 	}
 	d.Groups = rows
 	return d, nil
+}
+
+// position015 is the group's position in p as 0.15 reports it.
+func position015(p *partition, gc *cursorState, m *groupMeta) int64 {
+	if seeded015(p, gc, m) {
+		return -1
+	}
+	return position(p, gc, m)
+}
+
+// modeOf015 names a partition's kinds of group.
+func modeOf015(k GroupKinds) string {
+	switch {
+	case k.HasQueueMode && k.BusGroupsCount > 0:
+		return "hybrid"
+	case k.HasQueueMode:
+		return "queue"
+	case k.BusGroupsCount > 0:
+		return "bus"
+	}
+	return "none"
 }
 
 // consumed015 records an ack as 0.15's cursor row does: every ack sets lastConsumedAt, and

@@ -11,7 +11,7 @@ func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
 	q := e.queueFor(r.Queue)
 	p := e.partitionFor(q, defaultPartition)
 	q.namespace, q.task = r.Namespace, r.Task
-	q.leaseTime, q.retryLimit, q.deadLetterQueue = e.gen.defaultLease(), defaultRetryLimit, true
+	q.leaseTime, q.retryLimit, q.deadLetterQueue = e.gen.defaultLease(), defaultRetryLimit, e.gen.deadLetterDefault()
 	if r.LeaseTime != nil {
 		q.leaseTime = *r.LeaseTime
 	}

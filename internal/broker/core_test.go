@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -193,4 +194,41 @@ func TestRealClockLeaseTimerWakesWaiter(t *testing.T) {
 	<-parked
 	res := <-out
 	assert.Equal(t, []int{2}, attempts(res.Messages))
+}
+
+// A push keeps its own copy of each payload, so the caller may reuse its buffer, and gives
+// each message and each item without a transactionId an id of its own, message ids in the
+// order the messages were stored.
+func TestPushOwnsItsPayloadsAndIDs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	buf := []byte(`{"n":1}{"n":2}`)
+	res := f.e.Push([]PushItem{
+		{Queue: "q", Payload: buf[:7]},
+		{Queue: "q", Payload: buf[7:], TransactionID: "mine"},
+		{Queue: "q"},
+		{Queue: "q", TransactionID: "mine"}, // a duplicate within the push
+	})
+	copy(buf, `{"n":9}{"n":9}`)
+	got := f.pop(PopRequest{Queue: "q", Batch: 10})
+	require.Len(t, got.Messages, 3)
+	assert.Equal(t, []string{`{"n":1}`, `{"n":2}`, `{}`},
+		[]string{string(got.Messages[0].Data), string(got.Messages[1].Data), string(got.Messages[2].Data)})
+	ids := map[string]bool{}
+	for _, r := range res[:3] {
+		assert.True(t, uuidText(r.MessageID), r.MessageID)
+		assert.False(t, ids[r.MessageID], "message ids are unique")
+		ids[r.MessageID] = true
+	}
+	assert.Less(t, res[0].MessageID, res[1].MessageID, "message ids sort as stored")
+	assert.Less(t, res[1].MessageID, res[2].MessageID, "message ids sort as stored")
+	assert.True(t, uuidText(res[0].TransactionID) && uuidText(res[2].TransactionID) && res[0].TransactionID != res[2].TransactionID)
+	assert.Equal(t, "mine", res[1].TransactionID)
+	assert.Equal(t, "duplicate", res[3].Status)
+	assert.Equal(t, res[1].MessageID, res[3].MessageID)
+}
+
+func uuidText(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
 }

@@ -77,7 +77,7 @@ func (e *Engine) Replay(id string) (ReplayResult, error) {
 	off, ok := d.p.byTx[txID]
 	if !ok {
 		m := &d.p.msgs[d.off]
-		off = e.store(d.p, txID, m.traceID, m.data)
+		off = e.appendMessage(d.p, newMessageID(), txID, m.traceID, m.data)
 	}
 	e.dropDeadLetter(d)
 	return ReplayResult{ID: id, TransactionID: txID, PartitionID: d.p.id, Offset: off}, nil

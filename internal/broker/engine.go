@@ -3,8 +3,6 @@ package broker
 import (
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Clock is where the engine reads time and schedules lease expiries.
@@ -146,12 +144,4 @@ func (e *Engine) WaitingPops() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.nWaiting
-}
-
-func newMessageID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }

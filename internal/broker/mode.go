@@ -49,6 +49,11 @@ type generation interface {
 	// defaultLease is the leaseTime, in seconds, of a queue a push creates or a configure
 	// leaves without one.
 	defaultLease() int
+	// deadLetterDefault is the deadLetterQueue of a queue a push creates or a configure leaves
+	// without one.
+	deadLetterDefault() bool
+	// createdNamespace is the namespace of the named queue when a push creates it.
+	createdNamespace(queue string) string
 	// dropsDeadLetters reports whether a queue configured with deadLetterQueue false drops
 	// the messages its groups give up on instead of filing them.
 	dropsDeadLetters() bool
@@ -59,6 +64,9 @@ type generation interface {
 	// noQueue is why a pop of a queue that does not exist finds nothing; its start, if any,
 	// counts from arrival.
 	noQueue(r PopRequest, arrival int64, w *waiter) EmptyReason
+	// waitsBlind reports whether w, a pop about to wait, is served by nothing pushed while it
+	// waits and looks again only once its timeout passes.
+	waitsBlind(w *waiter) bool
 	// noPartition is why a pop of a partition that does not exist finds nothing.
 	noPartition() EmptyReason
 	// claimed completes the answer of a pop of q (of its partition p alone, when not nil) once
@@ -88,8 +96,11 @@ func generationOf(e *Engine, m Mode) generation {
 // v20 is the 2.0 design.
 type v20 struct{ *Engine }
 
-func (v20) defaultLease() int      { return defaultLeaseSeconds }
-func (v20) dropsDeadLetters() bool { return true }
+func (v20) defaultLease() int       { return defaultLeaseSeconds }
+func (v20) dropsDeadLetters() bool  { return true }
+func (v20) deadLetterDefault() bool { return true }
+
+func (v20) createdNamespace(string) string { return "" }
 
 // arrival: a waiting pop's start counts from when it arrived, not from when it is served, so
 // that nothing pushed while it waited is skipped.
@@ -107,6 +118,9 @@ func (e v20) noQueue(r PopRequest, arrival int64, w *waiter) EmptyReason {
 }
 
 func (v20) noPartition() EmptyReason { return EmptyNone }
+
+// waitsBlind: a 2.0 waiting pop is served as soon as something it can take arrives.
+func (v20) waitsBlind(*waiter) bool { return false }
 
 func (v20) claimed(res PopResult, _ *groupMeta, _ *queue, _ *partition, _ bool) PopResult {
 	return res

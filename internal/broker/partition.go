@@ -42,8 +42,9 @@ func (p *partition) firstAfterSeq(seq int64) int64 {
 
 var emptyPayload = []byte("{}")
 
-// store appends a message; offset and createdAt are assigned in this step.
-func (e *Engine) store(p *partition, txID string, traceID string, data []byte) int64 {
+// appendMessage stores a message in p under the given id; offset and createdAt are assigned in this
+// step. data is the push's own, never a caller's buffer.
+func (e *Engine) appendMessage(p *partition, id, txID, traceID string, data []byte) int64 {
 	now := e.now()
 	if n := len(p.msgs); n > 0 && now.Before(p.msgs[n-1].createdAt) {
 		now = p.msgs[n-1].createdAt
@@ -51,14 +52,28 @@ func (e *Engine) store(p *partition, txID string, traceID string, data []byte) i
 	e.seq++
 	off := int64(len(p.msgs))
 	p.msgs = append(p.msgs, storedMessage{
-		id: newMessageID(), txID: txID, traceID: traceID, data: data, createdAt: now, seq: e.seq,
+		id: id, txID: txID, traceID: traceID, data: data, createdAt: now, seq: e.seq,
 	})
 	p.byTx[txID] = off
 	e.rates.ingested.add(now, 1)
 	for _, gc := range p.groups {
 		e.refresh(gc)
 	}
+	if off == 0 {
+		e.wakeUnplaced(p)
+	}
 	return off
+}
+
+// wakeUnplaced has the pops waiting on p's queue for a group with no cursor in p look again,
+// once p holds its first message: no cursor of theirs becomes ready to tell them (a group
+// whose start is not stored, as on a queue configure made and no push has reached).
+func (e *Engine) wakeUnplaced(p *partition) {
+	for group := range e.waiting[p.q.name] {
+		if p.groups[group] == nil {
+			e.wakeGroup(p.q.name, group)
+		}
+	}
 }
 
 // handedOut builds the wire view of the message at off.

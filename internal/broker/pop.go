@@ -48,6 +48,7 @@ func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 		e.unlock()
 		return res, err
 	}
+	w.blind = e.gen.waitsBlind(w)
 	e.enqueue(w)
 	e.unlock()
 	if e.parked != nil {
@@ -67,6 +68,9 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		return e.evaluateDiscovery(r)
 	}
 	queued := w != nil && w.queued
+	if queued && w.blind { // sees nothing until its wait ends (waiters.go)
+		return e.emptyResult(r.Queue, r.Group, r), nil, nil
+	}
 	if !queued {
 		if m := e.storedStart(r.Queue, r.Group); m != nil && m.conflation && r.AutoAck {
 			return PopResult{}, nil, &BadRequest{Msg: "autoAck is not allowed for a conflating consumer group"}

@@ -47,12 +47,13 @@ func (e *Engine) queueFor(name string) *queue {
 		created:         e.now(),
 		leaseTime:       e.gen.defaultLease(),
 		retryLimit:      defaultRetryLimit,
-		deadLetterQueue: true,
+		deadLetterQueue: e.gen.deadLetterDefault(),
 		byName:          make(map[string]*partition),
 		groups:          make(map[string]*groupMeta),
 		cursors:         make(map[string]*groupCursors),
 		deadByGroup:     make(map[string]*deadIndex),
 	}
+	q.namespace = e.gen.createdNamespace(name) // a configure creating it names its own
 	e.queues[name] = q
 	e.order = append(e.order, q)
 	e.takePending(q)    // starts decided before the queue existed

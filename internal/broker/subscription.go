@@ -34,9 +34,21 @@ type groupMeta struct {
 	complete bool
 
 	pendingAt int64 // position in the pending table while pending
+
+	// onlyFor is the partition whose pop decided the start on 0.15, which stores such a
+	// start for that partition alone; nil when a queue-wide pop decided it (compat015.go).
+	onlyFor *partition
 }
 
 func (m *groupMeta) initialCursor(p *partition) int64 {
+	if m.onlyFor != nil && m.onlyFor != p && m.start == startNew {
+		return p.lastOffset() // decided again, as of the pop that first reads p
+	}
+	return m.startCursor(p)
+}
+
+// startCursor is where the start as decided places a cursor in p.
+func (m *groupMeta) startCursor(p *partition) int64 {
 	switch m.start {
 	case startNew:
 		return p.firstAfterSeq(m.seq) - 1

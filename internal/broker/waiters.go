@@ -25,6 +25,9 @@ type waiter struct {
 	arrival int64 // store step at arrival: a "new" start counts from here
 	order   int64 // arrival order among waiting pops
 	queued  bool
+	// blind is set on a wait that nothing pushed meanwhile serves: it looks again only when
+	// its timeout passes (a 0.15 first pop of a "new" group, compat015.go).
+	blind bool
 
 	ch     chan struct{} // closed once answered
 	done   bool
@@ -182,16 +185,16 @@ func (e *Engine) serveWaiting(k groupKey, n *wakeNote) {
 			return
 		}
 		var best *waiter
-		if ix := q.cursors[k.group]; ix != nil && len(wl.wide) > 0 && ix.ready.top() != nil {
-			best = wl.wide[0]
+		if ix := q.cursors[k.group]; ix != nil && ix.ready.top() != nil {
+			best = firstSeeing(wl.wide)
 		}
 		for _, p := range n.parts {
-			list := wl.parts[p.name]
-			if len(list) == 0 || (best != nil && best.order < list[0].order) {
+			first := firstSeeing(wl.parts[p.name])
+			if first == nil || (best != nil && best.order < first.order) {
 				continue
 			}
 			if gc := p.groups[k.group]; gc != nil && gc.readyIdx >= 0 && q.byName[p.name] == p {
-				best = list[0]
+				best = first
 			}
 		}
 		if best == nil {
@@ -204,6 +207,16 @@ func (e *Engine) serveWaiting(k groupKey, n *wakeNote) {
 		e.dequeue(best)
 		e.answer(best, res, g, err)
 	}
+}
+
+// firstSeeing is the first of list that is not blind, nil if none.
+func firstSeeing(list []*waiter) *waiter {
+	for _, w := range list {
+		if !w.blind {
+			return w
+		}
+	}
+	return nil
 }
 
 // serveAll looks at every waiting pop of (queue, group) in arrival order, each as a fresh pop.
@@ -261,6 +274,9 @@ func (e *Engine) await(ctx context.Context, w *waiter) (PopResult, error) {
 	e.settle(w)
 	if !w.done {
 		e.dequeue(w) // timed out
+		if w.blind {
+			return e.recheck(w)
+		}
 		return e.emptyResult(w.req.Queue, w.group, &w.req), nil
 	}
 	return w.result, w.err

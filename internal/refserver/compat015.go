@@ -5,9 +5,9 @@ package refserver
 //   - what its database refuses is a 200 {"error":...,"success":false}, and where 2.0 answers
 //     201 or 204 it answers 200;
 //   - a body field of the wrong JSON type is a 500 carrying its JSON library's exception;
-//   - the discovery pop, dead-letter replay and delete, a HEAD request, and any path or
-//     method it does not serve answer its HTML 404, with no Content-Type; paths are not
-//     checked for canonical form;
+//   - the discovery pop, dead-letter replay and delete, a HEAD request, a path not in
+//     canonical form, and any path or method it does not serve answer its HTML 404, with no
+//     Content-Type: never a redirect to a cleaned path;
 //   - /health names a fixed version whatever the build;
 //   - the token may come as "Bearer <token>" or bare, and a refusal carries no
 //     WWW-Authenticate.
@@ -28,7 +28,9 @@ import (
 func (s *Server) router015() http.Handler {
 	mux := serveMux(s.handlers015(), func(rt route.Route) bool { return rt.V015 && !unserved015[rt] })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodHead { // the mux would serve a HEAD pop as a GET
+		// The mux would serve a HEAD pop as a GET, and redirect a path with "//", "." or ".."
+		// segments to its cleaned form.
+		if r.Method == http.MethodHead || !isCanonicalPath(r.URL.EscapedPath()) {
 			writeNotFound015(w)
 			return
 		}
@@ -65,15 +67,19 @@ func (s *Server) handlers015() map[route.Route]http.HandlerFunc {
 		route.Messages:           s.handleMessages015,
 		route.Message:            s.handleMessage015,
 		route.Overview:           s.handleOverview015,
+		route.ResourceQueues:     s.handleResourceQueues015,
+		route.ResourceQueue:      s.handleResourceQueue015,
+		route.Namespaces:         s.handleNamespaces015,
+		route.Tasks:              s.handleTasks015,
+		route.Status:             s.handleStatus015,
+		route.QueueMessages:      s.handleQueueMessages015,
 	}
 }
 
 // unserved015 are the routes of a 0.15 broker the reference broker does not serve: they
 // answer as a path 0.15 does not know.
 var unserved015 = map[route.Route]bool{
-	route.ResourceQueues: true, route.ResourceQueue: true, route.Namespaces: true, route.Tasks: true,
-	route.Status: true, route.StatusBuffers: true, route.StatusAnalytics: true, route.QueueMessages: true,
-	route.StatsRefresh: true,
+	route.StatusBuffers: true, route.StatusAnalytics: true, route.StatsRefresh: true,
 }
 
 // notFound015 is 0.15's answer to a path it does not serve, byte for byte.
@@ -88,8 +94,16 @@ func writeNotFound015(w http.ResponseWriter) {
 	_, _ = w.Write([]byte(notFound015))
 }
 
-// health015 is 0.15's /health, as captured: a fixed version whatever the build.
-const health015 = `{"database":"connected","queen":{"status":"active","worker_id":0},"server":"C++ Queen Server (libqueen)","shared_state":{"enabled":false,"maintenance_mode":false,"pop_maintenance_mode":false,"queue_config_cache":{"hit_rate":0.0,"hits":0,"misses":0,"size":0},"running":false,"server_health":{"heartbeats_received":0,"restarts_detected":0,"servers_alive":0,"servers_dead":0,"servers_tracked":0},"server_id":"queentest"},"status":"healthy","version":"1.0.0","worker_id":0}`
+// health015 is 0.15's /health: a fixed version whatever the build, and the state its replicas
+// share, as a broker of two replicas reports it (the sync on, with its transport's counters).
+const health015 = `{"database":"connected","queen":{"status":"active","worker_id":0},"server":"C++ Queen Server (libqueen)",` +
+	`"shared_state":{"enabled":true,"maintenance_mode":false,"pop_maintenance_mode":false,` +
+	`"queue_config_cache":{"hit_rate":0.0,"hits":0,"misses":0,"size":0},"running":true,` +
+	`"server_health":{"heartbeats_received":0,"restarts_detected":0,"servers_alive":0,"servers_dead":0,"servers_tracked":0},"server_id":"queentest",` +
+	`"transport":{"learned_identities":{},"learned_identities_count":0,"messages_dropped":0,"messages_received":0,"messages_sent":0,` +
+	`"peer_count":1,"peers":[{"config_server_id":"queentest-2","hostname":"queentest-2","port":6634,"resolved":false}],` +
+	`"port":6634,"sequence_rejections":0,"server_id":"queentest","session_id":"00000000-0000-7000-8000-000000000000","signature_failures":0}},` +
+	`"status":"healthy","version":"1.0.0","worker_id":0}`
 
 func handleHealth015(w http.ResponseWriter, _ *http.Request) {
 	writeBody(w, http.StatusOK, []byte(health015))

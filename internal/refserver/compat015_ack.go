@@ -10,6 +10,7 @@ import (
 
 	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/names"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // 0.15's refusals of a whole ack request, word for word.
@@ -66,7 +67,13 @@ func (s *Server) applyAcks015(w http.ResponseWriter, items []broker.AckItem, sin
 		}
 	}
 	results := s.engine.Ack(items)
-	writeJSON(w, http.StatusOK, ackAnswer(results))
+	out := make([]wire.AckResult015, len(results))
+	for i := range results {
+		a := &results[i]
+		out[i] = wire.AckResult015{DLQ: a.DLQ, Error: nullable(a.Error), Index: a.Index, LeaseReleased: a.LeaseReleased,
+			PartitionName: nullable(a.PartitionName), QueueName: nullable(a.QueueName), Success: a.Success, TransactionID: a.TransactionID}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // missingID015 is 0.15's refusal of an item that lacks an id, or "".

@@ -3,7 +3,7 @@ package refserver
 // Configure, the dead-letter list, seek and deletions on 0.15. What differs from 2.0: a
 // configure echoes every option, at its 0.15 default where the request leaves it out; the
 // dead-letter list has no total, names each entry by its message's id, ignores partition and
-// time filters, and lists nothing past offset 0; a seek's unparsable timestamp is a 200
+// time filters, and answers an offset above 0 with its NULL result; a seek's unparsable timestamp is a 200
 // failure and a non-string one a 500, an unknown queue moving nothing; deleting an unknown
 // group or queue is a 200; names are not checked.
 
@@ -48,7 +48,7 @@ func (s *Server) handleConfigure015(w http.ResponseWriter, r *http.Request) {
 
 // handleDLQList015 lists dead letters as 0.15 does: each entry's id is its message's id;
 // there is no messageId and no total; partition, from and to are ignored; limit caps nothing
-// and an offset above 0 lists nothing.
+// and an offset above 0 is {"success":true,"value":null}.
 func (s *Server) handleDLQList015(w http.ResponseWriter, r *http.Request) {
 	q, err := parseQuery(r)
 	if err != nil {
@@ -56,17 +56,19 @@ func (s *Server) handleDLQList015(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limit, offset := q.laxInt("limit", defaultDLQLimit), q.laxInt("offset", 0)
+	if offset > 0 { // the page past the one 0.15's SQL builds is its NULL
+		writeNull015(w)
+		return
+	}
 	out := wire.DeadLetters015{Messages: []wire.DeadLetter015{}, Pagination: wire.Pagination{Limit: limit, Offset: offset}}
-	if offset <= 0 {
-		list, _ := s.engine.DeadLetters(broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Limit: maxInt32})
-		for _, d := range list {
-			out.Messages = append(out.Messages, wire.DeadLetter015{
-				ConsumerGroup: d.ConsumerGroup, CreatedAt: wire.Time015{Time: d.CreatedAt}, Data: dataOr(d.Data, "null"),
-				ErrorMessage: d.ErrorMessage, FailedAt: wire.Time015{Time: d.FailedAt}, ID: d.MessageID,
-				Partition: d.Partition, PartitionID: d.PartitionID, Queue: d.Queue,
-				RetryCount: d.RetryCount, TransactionID: d.TransactionID,
-			})
-		}
+	list, _ := s.engine.DeadLetters(broker.DLQQuery{Queue: q.get("queue"), Group: q.get("consumerGroup"), Limit: maxInt32})
+	for _, d := range list {
+		out.Messages = append(out.Messages, wire.DeadLetter015{
+			ConsumerGroup: d.ConsumerGroup, CreatedAt: wire.Time015{Time: d.CreatedAt}, Data: dataOr(d.Data, "null"),
+			ErrorMessage: d.ErrorMessage, FailedAt: wire.Time015{Time: d.FailedAt}, ID: d.MessageID,
+			Partition: d.Partition, PartitionID: d.PartitionID, Queue: d.Queue,
+			RetryCount: d.RetryCount, TransactionID: d.TransactionID,
+		})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -15,7 +15,6 @@ package refserver
 //   - the group reads are the engine's 0.15 reads, over the groups' cursor rows.
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -118,22 +117,38 @@ func (s *Server) handleQueueDetail015(w http.ResponseWriter, r *http.Request) {
 			Priority: q.Priority, CreatedAt: wire.Time015{Time: q.CreatedAt},
 			Config: wire.QueueConfig015{
 				LeaseTime: q.LeaseTime, RetryLimit: q.RetryLimit, DeadLetterQueue: q.DeadLetterQueue,
-				RetryDelay: q.RetryDelay, TTL: q.TTL, MaxQueueSize: cmp.Or(q.MaxSize, new(int64)),
+				RetryDelay: orDefault015(q.RetryDelay, retryDelay015), TTL: orDefault015(q.TTL, ttl015),
+				MaxQueueSize: orDefault015(q.MaxSize, 0),
 			},
 		},
 		Partitions: make([]wire.PartitionDetail015, 0, len(d.Partitions)),
-		Totals:     wire.QueueTotals015{Counts015: counts015(d.Totals), Messages: counts015(d.Totals)},
+		Totals:     wire.QueueTotals015Of(counts015(d.Totals)),
 	}
 	for _, p := range d.Partitions {
 		out.Partitions = append(out.Partitions, wire.PartitionDetail015{
 			ID: p.ID, Name: p.Name, CreatedAt: wire.Time015{Time: p.CreatedAt},
-			Cursor:   wire.PartitionCursor{TotalConsumed: p.TotalConsumed, BatchesConsumed: p.BatchesConsumed},
+			Cursor:   wire.PartitionCursor015{TotalConsumed: p.TotalConsumed}, // 0.15 counts no batches
 			Messages: counts015(p.Messages), Stats: counts015(p.Messages),
 			LastActivity:  time015(p.LastActivity),
 			OldestMessage: time015(p.OldestMessage), NewestMessage: time015(p.NewestMessage),
 		})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// A queue's options as 0.15 stores them when configure leaves them out: what its configure
+// answers and its read routes report.
+const (
+	retryDelay015 = 1000 // milliseconds
+	ttl015        = 3600 // seconds
+)
+
+// orDefault015 is the configured value, else 0.15's default def.
+func orDefault015(v *int64, def int64) *int64 {
+	if v != nil {
+		return v
+	}
+	return &def
 }
 
 // time015 is t in 0.15's layout; the zero time is nil (null).
@@ -301,7 +316,7 @@ func (s *Server) handleMessages015(w http.ResponseWriter, r *http.Request) {
 		if task := v.Get("task"); task != "" {
 			bq.Task = &task
 		}
-		window, err := s.engine.Browse(bq) // the mode counts the queues with messages in the window
+		window, err := s.engine.Browse015(bq) // the mode counts the queues with messages in the window
 		if err != nil || len(window.Messages) == 0 {
 			continue
 		}
@@ -311,7 +326,7 @@ func (s *Server) handleMessages015(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		bq.Status, bq.Limit = status, min(offset+limit, maxInt32)
-		list, err := s.engine.Browse(bq)
+		list, err := s.engine.Browse015(bq)
 		if err == nil {
 			entries = append(entries, list.Messages...)
 		}
@@ -371,7 +386,8 @@ func (s *Server) handleMessage015(w http.ResponseWriter, r *http.Request) {
 		TraceID: e.TraceID, ProducerSub: e.ProducerSub, CreatedAt: e.CreatedAt, Status: e.Status,
 		LeaseExpiresAt: e.LeaseExpiresAt, Payload: d.Payload, ErrorMessage: d.ErrorMessage, RetryCount: d.RetryCount,
 		QueueConfig: wire.MessageQueueConf015{
-			LeaseTime: c.LeaseTime, RetryLimit: c.RetryLimit, RetryDelay: c.RetryDelay, TTL: c.TTL, Priority: c.Priority,
+			LeaseTime: c.LeaseTime, RetryLimit: c.RetryLimit, Priority: c.Priority,
+			RetryDelay: orDefault015(c.RetryDelay, retryDelay015), TTL: orDefault015(c.TTL, ttl015),
 		},
 		Mode: wire.MessageDetailMode015{
 			BusGroupsCount: d.Mode.BusGroupsCount, HasQueueMode: d.Mode.HasQueueMode, Type: d.Mode.Type,

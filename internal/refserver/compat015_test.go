@@ -161,7 +161,6 @@ func Test015AnswersMatchTheCaptures(t *testing.T) {
 		return r
 	}
 
-	wantCapture(t, caps, "health", c.Get("/health"))
 	wantCapture(t, caps, "configure with options", c.Do("POST", "/api/v1/configure", `{"queue":"smoke-basic","options":{"leaseTime":30,"retryLimit":2,"deadLetterQueue":true,"dlqAfterMaxRetries":true}}`))
 	wantCapture(t, caps, "push 3 messages to partition p1 (third with explicit transactionId, second with traceId)", c.Do("POST", "/api/v1/push", `{"items":[{"queue":"smoke-basic","partition":"p1","payload":{"n":1}},{"queue":"smoke-basic","partition":"p1","payload":{"n":2},"traceId":"0b6a3c1e-8c4e-4a8f-9a57-0f1f6a6c0d01"},{"queue":"smoke-basic","partition":"p1","payload":{"n":3,"s":"three"},"transactionId":"tx-basic-3"}]}`))
 	wantCapture(t, caps, "push same explicit transactionId again (duplicate)", c.Do("POST", "/api/v1/push", `{"items":[{"queue":"smoke-basic","partition":"p1","payload":{"n":33},"transactionId":"tx-basic-3"}]}`))

@@ -1,8 +1,9 @@
 package refserver
 
-// A transaction on 0.15. What differs from 2.0: push entries carry no status and no offset,
-// and a rollback is a 200 {"error","success":false}; the engine's 0.15 transactions decide
-// what rolls back.
+// A transaction on 0.15. What differs from 2.0: push entries carry no status and no offset, ack
+// entries no leaseReleased and no partitionId, and a rollback is a 200
+// {"error","results":[],"success":false,"transactionId"}; the engine's 0.15 transactions
+// decide what rolls back.
 
 import (
 	"net/http"
@@ -10,8 +11,7 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleTransaction015 answers a transaction as 0.15 does: push entries without status
-// or offset, and a rollback as 200 {"error","success":false}.
+// handleTransaction015 answers a transaction as 0.15 does.
 func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
 	res, err := s.transact(w, r)
 	if err != nil {
@@ -19,14 +19,14 @@ func (s *Server) handleTransaction015(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !res.Success {
-		writeFailure015(w, res.Error)
+		writeJSON(w, http.StatusOK, wire.TxFailure015{Error: res.Error, Results: []any{}, TransactionID: res.TransactionID})
 		return
 	}
 	out := wire.Transaction015{Results: make([]any, len(res.Results)), Success: true, TransactionID: res.TransactionID}
 	for i, e := range res.Results {
 		if e.Type == "ack" {
-			out.Results[i] = wire.TxAck015{DLQ: e.DLQ, Error: nullable(e.Error), Index: e.Index, LeaseReleased: e.LeaseReleased,
-				PartitionID: e.PartitionID, Success: e.Success, TransactionID: e.TransactionID, Type: e.Type}
+			out.Results[i] = wire.TxAck015{DLQ: e.DLQ, Error: nullable(e.Error), Index: e.Index,
+				Success: e.Success, TransactionID: e.TransactionID, Type: e.Type}
 			continue
 		}
 		out.Results[i] = wire.TxPush015{Index: e.Index, MessageID: e.MessageID, PartitionID: e.PartitionID,

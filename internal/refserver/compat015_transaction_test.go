@@ -19,8 +19,8 @@ func Test015Transactions(t *testing.T) {
 	}
 	var out map[string]any
 	c.Post("/api/v1/transaction", op("retry")).Want(t, http.StatusOK, &out)
-	if out["success"] != false || out["error"] == nil || len(out) != 2 {
-		t.Fatalf("retry rolls back as {error, success:false}: %v", out)
+	if out["success"] != false || out["error"] == nil || out["transactionId"] == nil || len(out["results"].([]any)) != 0 || len(out) != 4 {
+		t.Fatalf("retry rolls back as {error, results:[], success:false, transactionId}: %v", out)
 	}
 	c.Post("/api/v1/transaction", `{"operations":[{"type":"push","items":[{"queue":"q","partition":"p","transactionId":"a"}]}]}`).Want(t, http.StatusOK, &out)
 	if out["success"] != false {
