@@ -28,8 +28,9 @@ type request struct {
 	poll     time.Duration // > 0: a long poll; its deadline is poll+pollMargin, not the http.Client's Timeout
 	route    route.Route   // for Hooks.Request; the zero value: found from the path
 	items    int           // messages or ack items carried, for Hooks.Request
-	// once marks a call that is not safe to repeat; send then sets answerLost when an attempt
-	// failed after the request may have reached the broker.
+	// once marks a call that changes state, whose lost answer must not read as "nothing was
+	// applied": send then sets answerLost when an attempt failed after the request may have
+	// reached the broker.
 	once       bool
 	answerLost bool
 	date       string // the answer's Date header, once answered
@@ -52,6 +53,9 @@ func (c *Client) send(ctx context.Context, r *request, buf *bytes.Buffer) (int, 
 func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (int, error) {
 	if c.isClosed() {
 		return 0, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, c.transportError(r, err) // never sent: nothing was applied
 	}
 	rc := c.http
 	if r.poll > 0 {
