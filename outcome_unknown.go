@@ -13,6 +13,7 @@ import (
 // sendProgress is how far one attempt of a call that is not safe to repeat got, as the
 // transport reports it.
 type sendProgress struct {
+	reports bool        // the transport tells its progress for every request (the standard one does)
 	traced  atomic.Bool // the transport reports its progress (it asked for a connection)
 	written atomic.Bool // the whole request was written: the broker may have applied it
 }
@@ -30,14 +31,15 @@ func (p *sendProgress) trace(ctx context.Context) context.Context {
 }
 
 // mayHaveApplied reports whether the attempt that failed with err may have reached the broker,
-// and resets the record for the next attempt. A transport that reports nothing is trusted
-// only for failures to connect.
+// and resets the record for the next attempt. An attempt of a transport that reports its
+// progress and never asked for a connection was not sent (its ctx was done first); one that
+// reports nothing is trusted only for failures to connect.
 func (p *sendProgress) mayHaveApplied(err error) bool {
 	written, traced := p.written.Swap(false), p.traced.Swap(false)
 	if written {
 		return true
 	}
-	if traced {
+	if traced || p.reports {
 		return false
 	}
 	var dns *net.DNSError

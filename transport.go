@@ -67,6 +67,7 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	a := &attempt{c: c, req: r, current: c.pickServer(r.affinity, nil)}
 	ctx = context.WithValue(ctx, attemptKey{}, a)
 	if r.once {
+		a.sent.reports = c.transportReports()
 		ctx = a.sent.trace(ctx)
 	}
 
@@ -109,6 +110,22 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 		return resp.StatusCode, err
 	}
 	return resp.StatusCode, nil
+}
+
+// transportReports reports whether the client's requests go through the standard transport,
+// which tells an httptrace.ClientTrace when it asks for a connection and when it has written a
+// request, for every request.
+func (c *Client) transportReports() bool {
+	live, ok := c.http.HTTPClient.Transport.(liveTransport)
+	if !ok {
+		return false
+	}
+	t := live.hc.Transport
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	_, ok = t.(*http.Transport)
+	return ok
 }
 
 // apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (a 0.15

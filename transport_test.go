@@ -64,3 +64,27 @@ func FuzzAPIError(f *testing.F) {
 		}
 	})
 }
+
+// An attempt that the standard transport never asked a connection for (its ctx was done when
+// it started) was not sent; with a transport that reports nothing, only a failure to connect
+// proves that.
+func TestAnAttemptNeverSentIsKnownByTheStandardTransport(t *testing.T) {
+	t.Parallel()
+	standard, err := New("http://127.0.0.1:1", WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = standard.Close() })
+	other, err := New("http://127.0.0.1:1", WithHTTPClient(&http.Client{Transport: roundTripFunc(func(*http.Request) (*http.Response, error) {
+		return nil, context.Canceled
+	})}))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = other.Close() })
+	assert.True(t, standard.transportReports())
+	assert.False(t, other.transportReports())
+
+	assert.False(t, (&sendProgress{reports: true}).mayHaveApplied(context.Canceled), "reports, never asked for a connection")
+	assert.True(t, (&sendProgress{}).mayHaveApplied(context.Canceled), "reports nothing: it may have been sent")
+	sent := &sendProgress{reports: true}
+	sent.traced.Store(true)
+	sent.written.Store(true)
+	assert.True(t, sent.mayHaveApplied(context.Canceled), "written")
+}
