@@ -80,6 +80,15 @@ func outcomeUnknown(r *request, err error) error {
 	return &outcomeUnknownError{method: r.method, path: r.path, err: err}
 }
 
+// wrapped is an error with a text of its own that matches each of errs.
+type wrapped struct {
+	msg  string
+	errs []error
+}
+
+func (e *wrapped) Error() string   { return e.msg }
+func (e *wrapped) Unwrap() []error { return e.errs }
+
 // resentAcksRefused is the error of an ack request whose first answer was lost: nil when the
 // resend applied every item, else ErrOutcomeUnknown naming the refusals, which the first
 // request may have caused by applying them.

@@ -33,6 +33,7 @@ type request struct {
 	// reached the broker.
 	once       bool
 	answerLost bool
+	oneTry     bool   // the transport does not retry it: the caller does, its own way
 	date       string // the answer's Date header, once answered
 }
 

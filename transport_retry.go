@@ -69,6 +69,7 @@ func tryStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
 func afterTry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	retry, stop := checkRetry(ctx, resp, err)
 	if a := attemptOf(ctx); a != nil {
+		retry = retry && !a.req.oneTry
 		a.ended(resp, err, retry)
 	}
 	return retry, stop
