@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync/atomic"
 )
 
@@ -63,7 +64,7 @@ type outcomeUnknownError struct {
 func (e *outcomeUnknownError) Error() string {
 	msg := fmt.Sprintf("queen: %s %s: outcome unknown: the answer was lost after the request was sent, so it may have been applied", e.method, e.path)
 	if e.err != nil {
-		msg += "; then: " + e.err.Error()
+		msg += "; then: " + unprefixed(e.err)
 	}
 	return msg
 }
@@ -88,6 +89,10 @@ type wrapped struct {
 
 func (e *wrapped) Error() string   { return e.msg }
 func (e *wrapped) Unwrap() []error { return e.errs }
+
+// unprefixed is err's text without the "queen: " it starts with, for the text of an error
+// that wraps it and says "queen: " once.
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "queen: ") }
 
 // resentAcksRefused is the error of an ack request whose first answer was lost: nil when the
 // resend applied every item, else ErrOutcomeUnknown naming the refusals, which the first
