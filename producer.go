@@ -209,9 +209,10 @@ func (p *Producer) Send(ctx context.Context, queue string, item PushItem) error 
 			heap.Push(&p.ready, l)
 		}
 	}
-	// The dispatcher needs waking to time the linger of a first item, for a full request, or
-	// when no more items can come.
-	wake := p.idle && p.requests < producerRequests && (p.wakesAt.IsZero() || p.readyItems >= p.maxBatch || full)
+	// The dispatcher needs waking to time the linger of an item due before it would wake, for
+	// a full request, or when no more items can come.
+	wake := p.idle && p.requests < producerRequests &&
+		(p.wakesAt.IsZero() || now.Add(p.linger).Before(p.wakesAt) || p.readyItems >= p.maxBatch || full)
 	if wake {
 		p.idle = false
 	}
@@ -583,7 +584,12 @@ func (p *Producer) settle(lanes []*lane, again []queued, err error, resend bool)
 				started = started || p.failing == 1
 				sick = l
 			}
-			l.retryAt = now.Add(transportBackoff(p.c.http.RetryWaitMin, p.c.http.RetryWaitMax).wait(l.fails))
+			// After a request of several lanes, which one is at fault is not known: each is sent
+			// again at once, alone, with the transport's retries; after its own, it waits.
+			l.retryAt = now
+			if len(lanes) == 1 {
+				l.retryAt = now.Add(transportBackoff(p.c.http.RetryWaitMin, p.c.http.RetryWaitMax).wait(l.fails))
+			}
 			heap.Push(&p.retrying, l)
 			continue
 		}

@@ -2,14 +2,17 @@ package queen
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -313,4 +316,68 @@ func TestTheProducerKeepsSeveralRequestsInFlight(t *testing.T) {
 	require.NoError(t, p.Close(testutil.Context(t)))
 	assert.Len(t, got.snapshot(), 5)
 	assert.Equal(t, []string{"a1", "a2"}, storedTx(t, c, "q", "a"))
+}
+
+// stubPusher answers pushes in memory, without a network, for tests in a synctest bubble:
+// 503 to a push that holds failing, else one result per item; sick receives each refused
+// push.
+type stubPusher struct {
+	failing string
+	sick    chan struct{}
+}
+
+func (s *stubPusher) RoundTrip(r *http.Request) (*http.Response, error) {
+	body, _ := io.ReadAll(r.Body)
+	rec := httptest.NewRecorder()
+	if bytes.Contains(body, []byte(s.failing)) {
+		rec.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = rec.WriteString(`{"error":"down"}`)
+		s.sick <- struct{}{}
+		return rec.Result(), nil
+	}
+	var answer bytes.Buffer
+	answer.WriteByte('[')
+	for i := range bytes.Count(body, []byte(`{"queue":`)) {
+		if i > 0 {
+			answer.WriteByte(',')
+		}
+		fmt.Fprintf(&answer, `{"index":%d,"status":"queued","message_id":"m","partition_id":"p","offset":%d}`, i, i)
+	}
+	answer.WriteByte(']')
+	rec.WriteHeader(http.StatusCreated)
+	_, _ = rec.Write(answer.Bytes())
+	return rec.Result(), nil
+}
+
+// An item of a healthy partition goes after its Linger even while the Producer waits out a
+// failing partition's long backoff.
+func TestAHealthyItemDoesNotWaitForAFailingPartitionsBackoff(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		broker := &stubPusher{failing: `"queue":"sick"`, sick: make(chan struct{}, 10)}
+		c, err := New("http://broker.test", WithHTTPClient(&http.Client{Transport: broker}),
+			WithRetry(1, time.Minute, time.Minute), WithLogger(slog.New(slog.DiscardHandler)))
+		require.NoError(t, err)
+		stored := make(chan time.Time, 1)
+		p, err := c.NewProducer(ProducerConfig{OnResult: func(queue string, _ PushItem, _ PushResult, err error) {
+			if queue == "healthy" {
+				assert.NoError(t, err)
+				stored <- time.Now()
+			}
+		}})
+		require.NoError(t, err)
+		require.NoError(t, p.Send(t.Context(), "sick", PushItem{Data: 1}))
+		<-broker.sick // the request
+		<-broker.sick // the transport's retry, a minute later
+		synctest.Wait()
+		// The Producer now waits out a minute before it sends the failing partition again.
+		sent := time.Now()
+		require.NoError(t, p.Send(t.Context(), "healthy", PushItem{Data: 2}))
+		assert.Less(t, (<-stored).Sub(sent), time.Second, "stored after its Linger, not after the backoff")
+
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		assert.ErrorIs(t, p.Close(ctx), context.Canceled)
+		require.NoError(t, c.Close())
+	})
 }
