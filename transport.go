@@ -117,12 +117,15 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 // which tells an httptrace.ClientTrace when it asks for a connection and when it has written a
 // request, for every request.
 func (c *Client) transportReports() bool {
-	live, ok := c.http.HTTPClient.Transport.(liveTransport)
+	t := c.http.HTTPClient.Transport
+	if timed, ok := t.(tryTimeout); ok {
+		t = timed.next
+	}
+	live, ok := t.(liveTransport)
 	if !ok {
 		return false
 	}
-	t := live.hc.Transport
-	if t == nil {
+	if t = live.hc.Transport; t == nil {
 		t = http.DefaultTransport
 	}
 	_, ok = t.(*http.Transport)
