@@ -294,6 +294,8 @@ func TestTheProducerKeepsSeveralRequestsInFlight(t *testing.T) {
 	srv := queentest.NewServer(t)
 	g, url := gatedBroker(t, srv)
 	c := newTestClient(t, url)
+	var open sync.Once
+	t.Cleanup(func() { open.Do(func() { close(g.open) }) }) // first, should the test fail
 	var got outcomes
 	p, err := c.NewProducer(ProducerConfig{Linger: time.Hour, OnResult: got.record})
 	require.NoError(t, err)
@@ -309,7 +311,7 @@ func TestTheProducerKeepsSeveralRequestsInFlight(t *testing.T) {
 	sendAndFlush(1, "c", "d")
 	testutil.Recv(t, g.arrived, "a second request, while the first waits")
 	sendAndFlush(2, "a") // waits for the answer to the first
-	close(g.open)
+	open.Do(func() { close(g.open) })
 	for range 3 {
 		require.NoError(t, testutil.Recv(t, flushed, "Flush"))
 	}
@@ -319,8 +321,8 @@ func TestTheProducerKeepsSeveralRequestsInFlight(t *testing.T) {
 }
 
 // stubPusher answers pushes in memory, without a network, for tests in a synctest bubble:
-// 503 to a push that holds failing, else one result per item; sick receives each refused
-// push.
+// 503 to a push that holds failing, else one result per item; sick hears of the refused pushes
+// while it has room.
 type stubPusher struct {
 	failing string
 	sick    chan struct{}
@@ -332,7 +334,10 @@ func (s *stubPusher) RoundTrip(r *http.Request) (*http.Response, error) {
 	if bytes.Contains(body, []byte(s.failing)) {
 		rec.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = rec.WriteString(`{"error":"down"}`)
-		s.sick <- struct{}{}
+		select {
+		case s.sick <- struct{}{}:
+		default:
+		}
 		return rec.Result(), nil
 	}
 	var answer bytes.Buffer
@@ -373,7 +378,12 @@ func TestAHealthyItemDoesNotWaitForAFailingPartitionsBackoff(t *testing.T) {
 		// The Producer now waits out a minute before it sends the failing partition again.
 		sent := time.Now()
 		require.NoError(t, p.Send(t.Context(), "healthy", PushItem{Data: 2}))
-		assert.Less(t, (<-stored).Sub(sent), time.Second, "stored after its Linger, not after the backoff")
+		select {
+		case at := <-stored:
+			assert.Less(t, at.Sub(sent), time.Second, "stored after its Linger, not after the backoff")
+		case <-time.After(time.Hour):
+			t.Error("the healthy item was not stored within an hour")
+		}
 
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
