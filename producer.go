@@ -479,10 +479,6 @@ func (p *Producer) deliver(items []queued) (done int, err error) {
 	case retryRequest:
 		return 0, err
 	}
-	if p.onResult == nil { // one line for the request, not one per item
-		p.c.logger.Warn("queen: Producer could not push items", "items", len(items),
-			"queue", items[0].queue, "transactionId", items[0].transactionID(nil), "error", err)
-	}
 	p.answerEach(items, func(q *queued) error { return q.finalError(err) })
 	return len(items), nil
 }
@@ -631,7 +627,8 @@ func (p *Producer) answerEach(items []queued, errOf func(q *queued) error) {
 	})
 }
 
-// report hands items' outcomes to OnResult, frees their room, and counts them answered.
+// report hands items' outcomes to OnResult (with none, a failure is logged, one line for
+// them all), frees their room, and counts them answered.
 func (p *Producer) report(items []queued, outcome func(i int) (PushResult, error)) {
 	for range items {
 		<-p.room // first, so an OnResult that calls Send never waits on its own request
@@ -643,6 +640,9 @@ func (p *Producer) report(items []queued, outcome func(i int) (PushResult, error
 			q.item.TransactionID = q.transactionID(&res)
 			p.callOnResult(q.queue, q.item, res, err)
 		}
+	} else if _, err := outcome(0); err != nil { // one line for the items, not one per item
+		p.c.logger.Warn("queen: Producer could not push items", "items", len(items),
+			"queue", items[0].queue, "transactionId", items[0].transactionID(nil), "error", err)
 	}
 	p.mu.Lock()
 	for i := range items {

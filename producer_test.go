@@ -510,3 +510,28 @@ func TestItemQueueOrder(t *testing.T) {
 	take(2000)
 	require.Nil(t, q.buf, "an emptied large ring is let go")
 }
+
+// Without OnResult, final errors are logged at warn, one line per request: a refusal, and the
+// items Close gave up on.
+func TestProducerWithoutOnResultLogsFinalErrors(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	var logs testutil.LogBuffer
+	c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)))
+	srv.Fail(queentest.Fault{Route: "push", Status: 400})
+	p, err := c.NewProducer(ProducerConfig{})
+	require.NoError(t, err)
+	require.NoError(t, p.Send(t.Context(), "q", PushItem{Data: 1}))
+	require.NoError(t, p.Flush(t.Context()))
+	assert.Contains(t, logs.String(), `"level":"WARN","msg":"queen: Producer could not push items","items":1,"queue":"q"`)
+	assert.Contains(t, logs.String(), `400`)
+
+	require.NoError(t, srv.Close()) // nothing answers any more
+	for i := range 3 {
+		require.NoError(t, p.Send(t.Context(), "q", PushItem{Data: i}))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, p.Close(ctx), context.Canceled)
+	assert.Contains(t, logs.String(), `Producer closed before`)
+}
