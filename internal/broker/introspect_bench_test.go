@@ -26,7 +26,7 @@ func BenchmarkConsumerGroupsWide(b *testing.B) {
 	}
 	e.Push(items)
 	for b.Loop() {
-		if list := e.ConsumerGroups(""); len(list) != 100 || list[0].TotalLag != 1000 {
+		if list := e.ConsumerGroups("", Page{}); len(list) != 100 || list[0].TotalLag != 1000 {
 			b.Fatalf("%d groups", len(list))
 		}
 	}
