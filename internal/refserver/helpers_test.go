@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,6 +37,8 @@ type option func(*setup)
 func withToken(tok string) option { return func(s *setup) { s.cfg.Token = tok } }
 
 func withMaxConns(n int) option { return func(s *setup) { s.cfg.MaxConns = n } }
+
+func withLogger(l *slog.Logger) option { return func(s *setup) { s.cfg.Logger = l } }
 
 func withTimeouts(t Timeouts) option { return func(s *setup) { s.cfg.Timeouts = t } }
 
