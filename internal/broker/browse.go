@@ -36,8 +36,9 @@ type BrowseQuery struct {
 }
 
 // Browse lists a queue's messages without leasing them. It reads the partitions in steps,
-// copying what the listing needs of each (its groups' positions and leases, its dead letters,
-// its log as it is), then merges them without the lock.
+// copying what the listing needs of each (its log as it is and, to find a status, its groups'
+// positions and leases and its dead letters), merges them without the lock, then reads the
+// groups of the partitions it lists from, if it has not yet.
 func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 	s := e.steps()
 	defer s.done()
@@ -79,20 +80,42 @@ func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 		if lo > hi {
 			continue
 		}
-		look := lookAt(p, labels, groups, s.now)
+		look := newLook(p, labels)
+		if bq.Status != "" { // the ranges of a status come from the groups
+			look.read(groups, s.now)
+		}
 		if h := newMergeHead(look, look.statusRanges(bq.Status, lo, hi), m.desc); h != nil {
 			m.heads = append(m.heads, h)
 		}
-		s.did(1 + len(groups) + len(look.dead))
+		s.did(1 + len(look.namedPos) + len(look.dead))
 	}
 	maxSeq := e.seq
-	s.outside(func() { out.Messages = m.list(bq, maxSeq) })
+	var picked []pick
+	s.outside(func() { picked = m.pick(bq, maxSeq) })
+	for _, pk := range picked {
+		if !pk.look.groupsRead {
+			pk.look.read(groups, s.now)
+			s.did(1 + len(groups))
+		}
+	}
+	s.outside(func() {
+		out.Messages = make([]MessageEntry, len(picked))
+		for i, pk := range picked {
+			out.Messages[i] = pk.look.entry(pk.off, bq.Payload)
+		}
+	})
 	return out, nil
 }
 
-// list walks the merged partitions: it skips bq.Offset entries and returns up to bq.Limit.
-func (m *merge) list(bq BrowseQuery, maxSeq int64) []MessageEntry {
-	out := []MessageEntry{}
+// pick is one message a browse lists.
+type pick struct {
+	look *partitionLook
+	off  int64
+}
+
+// pick walks the merged partitions: it skips bq.Offset entries and picks up to bq.Limit.
+func (m *merge) pick(bq BrowseQuery, maxSeq int64) []pick {
+	var out []pick
 	skip := m.skipBySearch(bq.Offset, bq.Status, maxSeq)
 	heap.Init(m)
 	for m.Len() > 0 && len(out) < bq.Limit {
@@ -112,7 +135,7 @@ func (m *merge) list(bq BrowseQuery, maxSeq int64) []MessageEntry {
 			skip--
 			continue
 		}
-		out = append(out, h.look.entry(off, bq.Payload))
+		out = append(out, pick{h.look, off})
 	}
 	return out
 }
@@ -213,18 +236,20 @@ func modeOf(groups []string) GroupKinds {
 	return mode
 }
 
-// partitionLook is what a browse needs to know of one partition, copied in one step so that
-// the listing runs without the lock: O(groups + dead letters) per partition, then
-// O(log groups) per message.
+// partitionLook is what a browse needs to know of one partition, copied so that the listing
+// runs without the lock: its log, then (read) its groups and dead letters, O(groups + dead
+// letters), after which a message's status costs O(log groups).
 type partitionLook struct {
-	p        *partition
-	labels   *queueLabels
-	msgs     []storedMessage // the log when it was read (stored messages never change)
-	dead     []int64         // the offsets with a stored dead letter, ascending
-	qm       *groupView      // queue mode's view, nil when it is not attached
-	leased   []groupView     // the attached named groups holding a live lease
-	named    int             // the attached named groups
-	namedPos []int64         // their positions, ascending
+	p      *partition
+	labels *queueLabels
+	msgs   []storedMessage // the log when it was read (stored messages never change)
+
+	groupsRead bool
+	dead       []int64     // the offsets with a stored dead letter, ascending
+	qm         *groupView  // queue mode's view, nil when it is not attached
+	leased     []groupView // the attached named groups holding a live lease
+	named      int         // the attached named groups
+	namedPos   []int64     // their positions, ascending
 }
 
 // queueLabels are what a message entry says of its queue, read once per listing.
@@ -237,9 +262,23 @@ func labelsOf(q *queue) *queueLabels {
 	return &queueLabels{name: q.name, namespace: q.namespace, task: q.task, priority: q.priority()}
 }
 
+// lookAt is the look of p with its groups read.
 func lookAt(p *partition, labels *queueLabels, groups []string, now time.Time) *partitionLook {
+	look := newLook(p, labels)
+	look.read(groups, now)
+	return look
+}
+
+// newLook copies p's log as it is.
+func newLook(p *partition, labels *queueLabels) *partitionLook {
 	n := len(p.msgs)
-	look := &partitionLook{p: p, labels: labels, msgs: p.msgs[:n:n]}
+	return &partitionLook{p: p, labels: labels, msgs: p.msgs[:n:n]}
+}
+
+// read copies the partition's dead letters and the groups' positions and leases, at now.
+func (look *partitionLook) read(groups []string, now time.Time) {
+	p := look.p
+	look.groupsRead = true
 	if len(p.stats.deadAt) > 0 {
 		look.dead = make([]int64, 0, len(p.stats.deadAt))
 		for off := range p.stats.deadAt {
@@ -260,7 +299,6 @@ func lookAt(p *partition, labels *queueLabels, groups []string, now time.Time) *
 		}
 	}
 	slices.Sort(look.namedPos)
-	return look
 }
 
 // deadAt reports whether the message at off has a stored dead letter.
