@@ -374,8 +374,8 @@ func (l *partitionLook) entry(off int64, payload bool) MessageEntry {
 
 // Message answers one message's detail, or ErrMessageNotFound.
 func (e *Engine) Message(partitionID, transactionID string) (MessageDetail, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	s := e.steps() // one step: O(groups)
+	defer s.done()
 	return e.message(partitionID, transactionID)
 }
 

@@ -16,10 +16,9 @@ type QueueFilter struct {
 // Queues answers the queue list: newest first, each with its counts, those of its slowest
 // group in each partition. It reads the counts each queue keeps: O(queues).
 func (e *Engine) Queues(f QueueFilter) QueueList {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
-	due := e.dueParts(now)
+	s := e.steps()
+	defer s.done()
+	now, due := s.now, s.due
 	var matches []*queue
 	for i := len(e.order) - 1; i >= 0; i-- { // newest first
 		q := e.order[i]

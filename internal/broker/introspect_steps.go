@@ -24,7 +24,15 @@ const (
 type stepBounds struct {
 	time    time.Duration
 	work    int
-	onPause func() // called between two steps, without the lock; tests only
+	onPause func()              // called between two steps, without the lock; tests only
+	observe func(time.Duration) // WithReadStepObserver's
+}
+
+// WithReadStepObserver has the engine call observe with how long each step of an introspection
+// read held its lock (every such read takes the lock through steps, a short one in one step).
+// Benchmarks use it; observe must be quick and must not call the engine.
+func WithReadStepObserver(observe func(time.Duration)) Option {
+	return func(e *Engine) { e.stepBounds.observe = observe }
 }
 
 // stepper holds the engine's lock for a read that walks in steps.
@@ -69,7 +77,7 @@ func (s *stepper) did(units int) bool {
 
 // pause releases the lock, lets a waiting writer take it, and takes it back.
 func (s *stepper) pause() {
-	s.e.mu.Unlock()
+	s.unlock()
 	runtime.Gosched() // a writer woken by the unlock runs before this read locks again
 	if f := s.e.stepBounds.onPause; f != nil {
 		f()
@@ -81,10 +89,18 @@ func (s *stepper) pause() {
 // outside runs f without the lock (work on what the read has copied, such as a sort), then
 // begins a new step.
 func (s *stepper) outside(f func()) {
-	s.e.mu.Unlock()
+	s.unlock()
 	f()
 	s.e.mu.Lock()
 	s.begin()
 }
 
-func (s *stepper) done() { s.e.mu.Unlock() }
+func (s *stepper) done() { s.unlock() }
+
+func (s *stepper) unlock() {
+	held := time.Since(s.since)
+	s.e.mu.Unlock()
+	if f := s.e.stepBounds.observe; f != nil {
+		f(held)
+	}
+}

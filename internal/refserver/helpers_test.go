@@ -30,6 +30,7 @@ type setup struct {
 	cfg    Config
 	mode   broker.Mode
 	manual bool
+	engine []broker.Option
 }
 
 type option func(*setup)
@@ -47,6 +48,11 @@ func withMiddleware(m func(http.Handler) http.Handler) option {
 }
 
 func withManualClock() option { return func(s *setup) { s.manual = true } }
+
+// withEngine adds options to the engine's.
+func withEngine(opts ...broker.Option) option {
+	return func(s *setup) { s.engine = append(s.engine, opts...) }
+}
 
 // withCompat makes the engine behave as the given Queen version.
 func withCompat(version string) option {
@@ -71,7 +77,7 @@ func unstartedServer(opts ...option) *testServer {
 		ts.manual = broker.NewManualClock(time.Now().Truncate(time.Microsecond))
 		clock = ts.manual
 	}
-	ts.engine = broker.New(clock, broker.WithMode(st.mode))
+	ts.engine = broker.New(clock, append([]broker.Option{broker.WithMode(st.mode)}, st.engine...)...)
 	st.cfg.ManualClock = st.manual
 	ts.Server = New(ts.engine, st.cfg)
 	return ts

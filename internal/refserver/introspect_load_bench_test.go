@@ -23,9 +23,11 @@ import (
 // broker holding one large queue (10,000 partitions × 100 messages, 100 groups attached at
 // different positions, every message two hours old), while another client pushes to and pops
 // and acks from a side queue. It reports, per route: the route's median and longest answer
-// time and answer size, the longest the engine's lock kept a probe waiting (a call that takes
-// the lock and nothing else, once a millisecond), and the side queue's pop+ack and push p99.
-// The "idle" row is the side queue with no reader.
+// time and answer size; how long the steps of the route's reads held the engine's lock (p99 and
+// longest, wall time, so a step the machine preempted counts its wait); the
+// longest the lock kept a probe waiting (a call that takes the lock and nothing else, once a
+// millisecond); and the side queue's pop+ack and push p99. The "idle" row is the side queue
+// with no reader.
 //
 //	go test -run '^$' -bench IntrospectionUnderLoad -benchtime 1x -timeout 30m ./internal/refserver/
 //
@@ -34,7 +36,14 @@ import (
 func BenchmarkIntrospectionUnderLoad(b *testing.B) {
 	parts, perPart := envInt("QUEEN_BENCH_PARTITIONS", 10_000), envInt("QUEEN_BENCH_MESSAGES", 100)
 	groups, window := envInt("QUEEN_BENCH_GROUPS", 100), time.Duration(envInt("QUEEN_BENCH_SECONDS", 4))*time.Second
-	srv := newTestServer(b, withManualClock())
+	var stepsMu sync.Mutex
+	var steps []time.Duration // how long each read step held the lock
+	observe := func(d time.Duration) {
+		stepsMu.Lock()
+		steps = append(steps, d)
+		stepsMu.Unlock()
+	}
+	srv := newTestServer(b, withManualClock(), withEngine(broker.WithReadStepObserver(observe)))
 	e := srv.engine
 	t0 := srv.Now()
 	var sample broker.PushResult
@@ -81,6 +90,9 @@ func BenchmarkIntrospectionUnderLoad(b *testing.B) {
 	for _, rd := range reads {
 		b.Run(rd.name, func(b *testing.B) {
 			side.b = b
+			stepsMu.Lock()
+			steps = steps[:0]
+			stepsMu.Unlock()
 			reader := startReader(srv.URL(), rd.path)
 			probe := startProbe(e)
 			var push, popAck []time.Duration
@@ -96,6 +108,12 @@ func BenchmarkIntrospectionUnderLoad(b *testing.B) {
 			report(percentile(push, 0.99), "push-p99-ms")
 			report(slices.Max(popAck), "pop+ack-max-ms")
 			report(holdMax, "lock-wait-max-ms")
+			if rd.path != "" {
+				stepsMu.Lock()
+				report(slices.Max(steps), "lock-held-max-ms")
+				report(percentile(steps, 0.99), "lock-held-p99-ms")
+				stepsMu.Unlock()
+			}
 			b.ReportMetric(float64(len(push)), "side-rounds")
 			if rd.path != "" {
 				report(percentile(answers.took, 0.5), "route-p50-ms")
