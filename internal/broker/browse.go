@@ -62,7 +62,20 @@ func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 	}
 	labels := labelsOf(q)
 	m := &merge{desc: !bq.Ascending}
-	for _, p := range parts {
+	// What the walk keeps of each partition is allocated at once, outside the lock: an
+	// allocation under it could make this read help the garbage collector while holding it.
+	var looks []partitionLook
+	var heads []mergeHead
+	s.outside(func() {
+		looks, heads = make([]partitionLook, len(parts)), make([]mergeHead, len(parts))
+		m.heads = make([]*mergeHead, 0, len(parts))
+		if bq.Status != "" { // every look reads its groups
+			for i, room := range positions(len(looks), len(groups)) {
+				looks[i].namedPos = room
+			}
+		}
+	})
+	for i, p := range parts {
 		lo, hi := int64(0), p.lastOffset()
 		if bq.From != nil {
 			lo = max(lo, p.firstAtOrAfter(*bq.From))
@@ -80,18 +93,33 @@ func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 		if lo > hi {
 			continue
 		}
-		look := newLook(p, labels)
-		if bq.Status != "" { // the ranges of a status come from the groups
+		look, h := &looks[i], &heads[i]
+		look.copyLog(p, labels)
+		ranges := h.whole[:]
+		if h.whole[0] = [2]int64{lo, hi}; bq.Status != "" { // the ranges of a status come from the groups
 			look.read(groups, s.now)
+			ranges = look.statusRanges(bq.Status, lo, hi)
 		}
-		if h := newMergeHead(look, look.statusRanges(bq.Status, lo, hi), m.desc); h != nil {
+		if h.start(look, ranges, m.desc) {
 			m.heads = append(m.heads, h)
 		}
 		s.did(1 + len(look.namedPos) + len(look.dead))
 	}
 	maxSeq := e.seq
 	var picked []pick
-	s.outside(func() { picked = m.pick(bq, maxSeq) })
+	s.outside(func() {
+		picked = m.pick(bq, maxSeq)
+		var unread []*partitionLook // the looks whose groups are read next
+		for _, pk := range picked {
+			if l := pk.look; !l.groupsRead && l.namedPos == nil {
+				l.namedPos = []int64{} // listed once
+				unread = append(unread, l)
+			}
+		}
+		for i, room := range positions(len(unread), len(groups)) {
+			unread[i].namedPos = room
+		}
+	})
 	for _, pk := range picked {
 		if !pk.look.groupsRead {
 			pk.look.read(groups, s.now)
@@ -157,18 +185,20 @@ type mergeHead struct {
 	i      int        // the interval off is in
 	off    int64      // the next offset to take
 	desc   bool
+	whole  [1][2]int64 // the one interval of a walk without a status
 }
 
-func newMergeHead(look *partitionLook, ranges [][2]int64, desc bool) *mergeHead {
+// start places the head at the first offset of its walk; false when there is none.
+func (h *mergeHead) start(look *partitionLook, ranges [][2]int64, desc bool) bool {
 	if len(ranges) == 0 {
-		return nil
+		return false
 	}
-	h := &mergeHead{look: look, ranges: ranges, desc: desc, off: ranges[0][0]}
+	h.look, h.ranges, h.desc, h.off = look, ranges, desc, ranges[0][0]
 	if desc {
 		h.i = len(ranges) - 1
 		h.off = ranges[h.i][1]
 	}
-	return h
+	return true
 }
 
 // advance moves to the next offset in the walk's direction; false when there is none.
@@ -262,17 +292,28 @@ func labelsOf(q *queue) *queueLabels {
 	return &queueLabels{name: q.name, namespace: q.namespace, task: q.task, priority: q.priority()}
 }
 
+// positions is room for the positions of n groups in each of count looks, from one allocation
+// made before the lock is taken for reading them.
+func positions(count, n int) [][]int64 {
+	buf, out := make([]int64, count*n), make([][]int64, count)
+	for i := range out {
+		out[i] = buf[i*n : i*n : (i+1)*n]
+	}
+	return out
+}
+
 // lookAt is the look of p with its groups read.
 func lookAt(p *partition, labels *queueLabels, groups []string, now time.Time) *partitionLook {
-	look := newLook(p, labels)
+	look := &partitionLook{}
+	look.copyLog(p, labels)
 	look.read(groups, now)
 	return look
 }
 
-// newLook copies p's log as it is.
-func newLook(p *partition, labels *queueLabels) *partitionLook {
+// copyLog makes look the look of p, with p's log as it is.
+func (look *partitionLook) copyLog(p *partition, labels *queueLabels) {
 	n := len(p.msgs)
-	return &partitionLook{p: p, labels: labels, msgs: p.msgs[:n:n]}
+	look.p, look.labels, look.msgs = p, labels, p.msgs[:n:n]
 }
 
 // read copies the partition's dead letters and the groups' positions and leases, at now.

@@ -140,16 +140,18 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 	type attached struct {
 		q     *queue
 		parts []*partition
+		list  []GroupPartition
 	}
 	var queues []attached
 	for _, q := range e.queuesFor(queueName) {
 		if isAttached(q, group) {
-			queues = append(queues, attached{q, slices.Clone(q.parts)})
+			queues = append(queues, attached{q: q, parts: slices.Clone(q.parts)})
 		}
 	}
 	s.outside(func() {
-		for _, a := range queues {
-			sortByName(a.parts)
+		for i := range queues {
+			sortByName(queues[i].parts)
+			queues[i].list = make([]GroupPartition, 0, len(queues[i].parts)) // not under the lock
 		}
 	})
 	out := GroupDetail{}
@@ -158,7 +160,7 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 		if !stillAttached(e, q, group) { // gone since
 			continue
 		}
-		list := make([]GroupPartition, 0, len(a.parts))
+		list := a.list
 		for _, p := range a.parts {
 			list = append(list, groupPartition(p, viewOf(p, group, q.groups[group], s.now)))
 			if s.did(1) && !stillAttached(e, q, group) {
@@ -214,6 +216,11 @@ func (e *Engine) Lagging(lq LaggingQuery) []LaggingEntry {
 	top := &laggingTop{}
 	if lq.Limit > 0 {
 		top.keep = lq.Limit + max(lq.Offset, 0)
+		pairs := 0 // at most
+		for _, q := range e.queuesFor(lq.Queue) {
+			pairs += (len(q.groups) + len(q.cursors)) * len(q.parts)
+		}
+		s.outside(func() { top.list = make([]LaggingEntry, 0, min(top.keep, pairs)) }) // not under the lock
 	}
 	for _, q := range e.queuesFor(lq.Queue) {
 		for _, g := range attachedGroups(q) {

@@ -56,12 +56,14 @@ func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 		},
 	}
 	parts := slices.Clone(q.parts)
-	s.outside(func() { sortByName(parts) })
+	s.outside(func() {
+		sortByName(parts)
+		d.Partitions = make([]PartitionDetail, 0, len(parts)) // allocated outside the lock
+	})
 	gone := func() bool { return e.queues[name] != q }
 	if gone() {
 		return QueueDetail{}, ErrQueueNotFound
 	}
-	d.Partitions = make([]PartitionDetail, 0, len(parts))
 	var sum tally
 	for _, p := range parts {
 		w, t := countsAt(p, s.now, s.due)
@@ -143,8 +145,12 @@ func (q *queue) storedOptions() map[string][]byte {
 func (e *Engine) Overview() Overview {
 	s := e.steps()
 	defer s.done()
+	queues, n := slices.Clone(e.order), len(e.partitions)
 	var lags, timeLags []int64
-	for _, q := range slices.Clone(e.order) {
+	s.outside(func() { // allocated outside the lock: no garbage collection work under it
+		lags, timeLags = make([]int64, 0, n+n/8+64), make([]int64, 0, n+n/8+64)
+	})
+	for _, q := range queues {
 		for i := 0; i < len(q.parts) && e.queues[q.name] == q; i++ {
 			w, _ := countsAt(q.parts[i], s.now, s.due)
 			lags = append(lags, w.lag)
