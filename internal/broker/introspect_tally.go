@@ -1,6 +1,9 @@
 package broker
 
-import "time"
+import (
+	"container/heap"
+	"time"
+)
 
 // The counts a queue summary sums over its partitions (messages, pending, processing,
 // completed, failed, dead letters) are kept as the state changes, so that the queue list, a
@@ -61,73 +64,37 @@ func tallyOf(p *partition, w *groupView) tally {
 	return t
 }
 
-// slowHeap is a partition's cursors of the groups that do not conflate, furthest back first.
-// Each cursor knows its place (cursorState.slowIdx, -1 when not in it).
+// slowHeap is a partition's cursors of the groups that do not conflate, furthest back first, as
+// a container/heap. Each cursor knows its place (cursorState.slowIdx, -1 when not in it).
 type slowHeap []*cursorState
 
-func (h slowHeap) less(i, j int) bool {
+func (h slowHeap) Len() int { return len(h) }
+
+func (h slowHeap) Less(i, j int) bool {
 	if h[i].cursor != h[j].cursor {
 		return h[i].cursor < h[j].cursor
 	}
 	return slowerTie(h[i].group, h[j].group)
 }
 
-func (h slowHeap) swap(i, j int) {
+func (h slowHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].slowIdx, h[j].slowIdx = i, j
 }
 
-func (h slowHeap) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
-			return
-		}
-		h.swap(i, parent)
-		i = parent
-	}
-}
-
-func (h slowHeap) down(i int) {
-	for {
-		least, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h.less(l, least) {
-			least = l
-		}
-		if r < len(h) && h.less(r, least) {
-			least = r
-		}
-		if least == i {
-			return
-		}
-		h.swap(i, least)
-		i = least
-	}
-}
-
-func (h *slowHeap) push(gc *cursorState) {
+func (h *slowHeap) Push(x any) {
+	gc := x.(*cursorState)
 	gc.slowIdx = len(*h)
 	*h = append(*h, gc)
-	h.up(gc.slowIdx)
 }
 
-func (h *slowHeap) remove(gc *cursorState) {
-	i, last := gc.slowIdx, len(*h)-1
-	if i != last {
-		h.swap(i, last)
-	}
-	(*h)[last] = nil
-	*h = (*h)[:last]
+func (h *slowHeap) Pop() any {
+	old := *h
+	gc := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
 	gc.slowIdx = -1
-	if i != last {
-		h.fix(i)
-	}
-}
-
-// fix restores the order after the cursor at i moved.
-func (h slowHeap) fix(i int) {
-	h.up(i)
-	h.down(i)
+	return gc
 }
 
 // keepsSlow reports whether gc belongs in its partition's heap: its group does not conflate.
@@ -140,7 +107,7 @@ func keepsSlow(gc *cursorState) bool {
 // heap and counts.
 func (p *partition) cursorChanged(gc *cursorState) {
 	if gc.slowIdx >= 0 {
-		p.slow.fix(gc.slowIdx)
+		heap.Fix(&p.slow, gc.slowIdx)
 	}
 	p.recount()
 }
@@ -194,9 +161,9 @@ func (e *Engine) groupChanged(q *queue, group string) {
 			switch {
 			case gc == nil:
 			case keepsSlow(gc) && gc.slowIdx < 0:
-				p.slow.push(gc)
+				heap.Push(&p.slow, gc)
 			case !keepsSlow(gc) && gc.slowIdx >= 0:
-				p.slow.remove(gc)
+				heap.Remove(&p.slow, gc.slowIdx)
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package broker
 
+import "container/heap"
+
 // The ready index lets a pop find its partitions without looking at the others.
 //
 // A group's cursors on a queue hang off one groupCursors (q.cursors[group]), whose ready set
@@ -159,7 +161,7 @@ func (e *Engine) placeCursor(p *partition, group string, cursor int64) *cursorSt
 	p.groups[group] = gc
 	ix.n++
 	if keepsSlow(gc) {
-		p.slow.push(gc)
+		heap.Push(&p.slow, gc)
 	}
 	e.refresh(gc)
 	if ix.n == 1 && p.q.groups[group] == nil { // attached by this cursor alone (0.15 acks)
@@ -201,7 +203,7 @@ func (e *Engine) dropCursor(gc *cursorState) {
 	}
 	e.clearExpired(gc)
 	if gc.slowIdx >= 0 {
-		gc.p.slow.remove(gc)
+		heap.Remove(&gc.p.slow, gc.slowIdx)
 	}
 	delete(gc.p.groups, gc.group)
 	if gc.ix.n--; gc.ix.n == 0 && gc.ix.q.cursors[gc.group] == gc.ix {
