@@ -22,9 +22,10 @@ type limitListener struct {
 	done      chan struct{}
 	closeOnce sync.Once
 
-	mu    sync.Mutex
-	idle  list.List     // the *limitedConn idle between requests, longest idle first
-	idled chan struct{} // a connection turned idle: a waiting Accept looks again
+	mu     sync.Mutex
+	idle   list.List     // the *limitedConn idle between requests, longest idle first
+	idled  chan struct{} // a connection turned idle: a waiting Accept looks again
+	onIdle func()        // called once a connection is counted idle; tests only
 }
 
 func newLimitListener(ln net.Listener, n int) *limitListener {
@@ -76,18 +77,23 @@ func (l *limitListener) connState(c net.Conn, state http.ConnState) {
 // setIdle moves lc to the end of the idle ones, or takes it out.
 func (l *limitListener) setIdle(lc *limitedConn, idle bool) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if lc.idleAt != nil {
 		l.idle.Remove(lc.idleAt)
 		lc.idleAt = nil
 	}
+	if idle {
+		lc.idleAt = l.idle.PushBack(lc)
+	}
+	l.mu.Unlock()
 	if !idle {
 		return
 	}
-	lc.idleAt = l.idle.PushBack(lc)
 	select {
 	case l.idled <- struct{}{}:
 	default:
+	}
+	if l.onIdle != nil {
+		l.onIdle()
 	}
 }
 

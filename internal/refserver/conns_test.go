@@ -171,17 +171,25 @@ func TestConnectionsBeyondMaxConnsWaitToBeAccepted(t *testing.T) {
 // at once; the connections idle for a shorter time stay open.
 func TestTheLongestIdleConnectionMakesRoomAtTheCap(t *testing.T) {
 	t.Parallel()
-	srv, _ := start(t, withMaxConns(2))
+	srv := unstartedServer(withMaxConns(2))
+	idled := make(chan struct{}, 8)
+	srv.onIdle = func() { idled <- struct{}{} }
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
 	older, newer := dial(t, srv), dial(t, srv)
 	newerAnswers := bufio.NewReader(newer)
 	request(t, older, health)
 	if !served(t, older, bufio.NewReader(older), 5*time.Second) {
 		t.Fatal("the first connection was not served")
 	}
+	testutil.Recv(t, idled, "the first connection counted idle")
 	request(t, newer, health)
 	if !served(t, newer, newerAnswers, 5*time.Second) {
 		t.Fatal("the second connection was not served")
 	}
+	testutil.Recv(t, idled, "the second connection counted idle")
 	third := dial(t, srv)
 	request(t, third, health)
 	if !served(t, third, bufio.NewReader(third), time.Second) {

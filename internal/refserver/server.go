@@ -62,6 +62,7 @@ type Server struct {
 
 	http      *http.Server
 	url       string
+	onIdle    func() // called as a connection under MaxConns turns idle; tests only
 	serveDone chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -131,6 +132,7 @@ func (s *Server) Listen() error {
 				"maxConns", maxConns, "openFileLimit", limit, "reserve", reserveFiles)
 		}
 		ll := newLimitListener(ln, maxConns)
+		ll.onIdle = s.onIdle
 		ln, s.http.ConnState = ll, ll.connState
 	}
 	s.serveDone = make(chan struct{})
