@@ -38,11 +38,10 @@ func WithReadStepObserver(observe func(time.Duration)) Option {
 // stepper holds the engine's lock for a read that walks in steps.
 type stepper struct {
 	e     *Engine
-	since time.Time // when the step began, on the wall clock
-	work  int       // units done since the last look at the time
-	now   time.Time // the engine's time in this step
-	due   map[*partition]bool
-	steps int // steps begun, for tests
+	since time.Time           // when the step began, on the wall clock
+	work  int                 // units done since the last look at the time
+	now   time.Time           // the engine's time in this step
+	due   map[*partition]bool // dueParts(now)
 }
 
 // steps locks the engine for a read that walks in steps; done unlocks it.
@@ -54,7 +53,7 @@ func (e *Engine) steps() *stepper {
 }
 
 func (s *stepper) begin() {
-	s.since, s.work, s.steps = time.Now(), 0, s.steps+1
+	s.since, s.work = time.Now(), 0
 	s.now = s.e.now()
 	s.due = s.e.dueParts(s.now)
 }

@@ -21,7 +21,7 @@ import (
 // A recount costs O(log groups) plus the queue's special groups. For a group that does not
 // conflate, offsetLag is the partition's last offset less the group's position whatever its
 // lease, so the slowest such group is the one furthest back: each partition keeps the cursors of
-// those groups in a heap, furthest back first, ties broken as slowestView breaks them. The other
+// those groups in a heap, furthest back first (ties: queue mode, then byte order). The other
 // attached groups are the queue's special ones, looked at on each recount: conflating groups
 // (whose lag is at most 2) and groups that may lack a cursor in some partition (a group that has
 // only popped partitions by name, or has no stored start), whose position there is where their
