@@ -54,7 +54,6 @@ func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
 		}
 		parts = []*partition{p}
 	}
-	parts = slices.Clone(parts)
 	groups := attachedGroups(q)
 	out := MessageList{Messages: []MessageEntry{}, Mode: modeOf(groups)}
 	if (bq.Namespace != nil && *bq.Namespace != q.namespace) || (bq.Task != nil && *bq.Task != q.task) {

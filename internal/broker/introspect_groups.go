@@ -145,13 +145,14 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 	var queues []attached
 	for _, q := range e.queuesFor(queueName) {
 		if isAttached(q, group) {
-			queues = append(queues, attached{q: q, parts: slices.Clone(q.parts)})
+			queues = append(queues, attached{q: q, parts: q.parts})
 		}
 	}
-	s.outside(func() {
+	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
 		for i := range queues {
+			queues[i].parts = slices.Clone(queues[i].parts)
 			sortByName(queues[i].parts)
-			queues[i].list = make([]GroupPartition, 0, len(queues[i].parts)) // not under the lock
+			queues[i].list = make([]GroupPartition, 0, len(queues[i].parts))
 		}
 	})
 	out := GroupDetail{}

@@ -55,10 +55,11 @@ func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 			MaxSize: q.intOption("maxSize"), Options: q.storedOptions(),
 		},
 	}
-	parts := slices.Clone(q.parts)
-	s.outside(func() {
+	parts := q.parts
+	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
+		parts = slices.Clone(parts)
 		sortByName(parts)
-		d.Partitions = make([]PartitionDetail, 0, len(parts)) // allocated outside the lock
+		d.Partitions = make([]PartitionDetail, 0, len(parts))
 	})
 	gone := func() bool { return e.queues[name] != q }
 	if gone() {
