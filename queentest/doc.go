@@ -8,7 +8,8 @@
 //		srv.Advance(61 * time.Second) // expire the leases nobody acked
 //	}
 //
-// The broker keeps everything in memory until Close (NewServer closes it with t.Cleanup).
+// The broker keeps everything in memory: closing it (NewServer does with t.Cleanup) or the
+// test process ending discards every message, cursor and dead letter.
 // Delivery is at-least-once, as in production: a message whose lease expires, or that is
 // nacked, comes back with a higher deliveryAttempt, so handlers under test see duplicates
 // exactly where a real broker would give them.
@@ -49,7 +50,8 @@
 // and a body at most 32 MiB; a body must be valid UTF-8; a path must be in canonical form (no
 // "//", "." or ".." segment, no trailing "/"). A connection must send its headers within 10s
 // and its body within 30s of them, is closed after 120s idle, and at most WithMaxConns (4,096)
-// are served at once. Shutdown bounds how long in-flight requests may run on when it stops.
+// are served at once: at the cap a new connection closes the one idle the longest, and a 401
+// closes its own. Shutdown bounds how long in-flight requests may run on when it stops.
 //
 // Options: WithToken (Bearer authentication; /health stays open), WithManualClock /
 // WithManualClockAt, WithLogger (slog; startup and shutdown at Info, one line per request at

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -91,5 +93,19 @@ func TestRun_RefusesAnUnknownCompat(t *testing.T) {
 	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-compat", "1.0"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `"1.0"`) {
 		t.Fatalf("run -compat 1.0 = %v, want an error naming 1.0", err)
+	}
+}
+
+// -h says what the broker is and that stopping it loses everything it holds.
+func TestRun_HelpSaysStoppingDiscardsEverything(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	if err := run(context.Background(), []string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run -h = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"keeps everything in memory", "discards every message,\ncursor and dead letter", "-max-conns"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %q:\n%s", want, out.String())
+		}
 	}
 }

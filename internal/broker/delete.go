@@ -38,6 +38,7 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 		if m != nil {
 			m.complete = false // the kept start places them afresh, as the next pop would
 		}
+		e.groupChanged(q, group)
 		e.wakeGroup(q.name, group)
 	}
 	if !found {

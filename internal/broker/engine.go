@@ -62,6 +62,8 @@ type Engine struct {
 	evaluations int    // pops looked at, waiting or not; tests count them
 
 	changes changeFeed // wakes readers waiting for a change of state
+
+	stepBounds stepBounds // how long a read that walks in steps holds the lock (introspect_steps.go)
 }
 
 type groupKey struct{ queue, group string }
@@ -82,6 +84,7 @@ func New(clock Clock, opts ...Option) *Engine {
 		waitCount:   make(map[groupKey]int),
 		partWaiting: make(map[partKey]map[string]int),
 		wake:        make(map[groupKey]*wakeNote),
+		stepBounds:  stepBounds{time: readStep, work: stepCheck},
 	}
 	for _, o := range opts {
 		o(e)

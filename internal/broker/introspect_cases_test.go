@@ -33,7 +33,7 @@ func TestUnreadQueueCountsEverythingPending(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Counts{Total: 3, Pending: 3}, d.Totals)
 	assert.Equal(t, epoch, d.Partitions[0].OldestMessage)
-	assert.Empty(t, f.e.ConsumerGroups(""))
+	assert.Empty(t, f.e.ConsumerGroups("", Page{}))
 	o := f.e.Overview()
 	assert.Equal(t, LagStats{Min: 3, Max: 3, Avg: 3, Median: 3}, o.OffsetLag)
 	assert.Equal(t, LagStats{Min: 90, Max: 90, Avg: 90, Median: 90}, o.TimeLag)
@@ -67,7 +67,7 @@ func TestConflatingGroupLag(t *testing.T) {
 	assert.Equal(t, int64(1), gp.OffsetLag)
 	assert.Equal(t, int64(5), gp.TimeLagSeconds, "the newest, e, is owed")
 	assert.Equal(t, int64(1), gp.TotalConsumed)
-	sum := f.e.ConsumerGroups("q")
+	sum := f.e.ConsumerGroups("q", Page{})
 	require.Len(t, sum, 1)
 	assert.True(t, sum[0].Conflation)
 }
@@ -97,7 +97,7 @@ func TestExpiredLeaseCountsAsExpiredBeforeItsTimer(t *testing.T) {
 	list, err := e.Browse(BrowseQuery{Queue: "q", Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, "pending", list.Messages[0].Status)
-	assert.Equal(t, "Dead", e.ConsumerGroups("q")[0].State, "no live lease, nothing consumed")
+	assert.Equal(t, "Dead", e.ConsumerGroups("q", Page{})[0].State, "no live lease, nothing consumed")
 }
 
 // lazyClock is a manual clock whose timers never fire: a lease whose expiry passed stays in
@@ -125,11 +125,11 @@ func TestAutoAckCountsAsConsumption(t *testing.T) {
 	d, err := f.e.QueueDetail("q")
 	require.NoError(t, err)
 	assert.Equal(t, []int64{2, 1}, []int64{d.Partitions[0].TotalConsumed, d.Partitions[0].BatchesConsumed})
-	s := f.e.ConsumerGroups("q")[0]
+	s := f.e.ConsumerGroups("q", Page{})[0]
 	assert.Equal(t, int64(1), s.Members)
 	assert.Equal(t, "Stable", s.State)
 	f.clock.Advance(400 * time.Second)
-	assert.Equal(t, "Lagging", f.e.ConsumerGroups("q")[0].State)
+	assert.Equal(t, "Lagging", f.e.ConsumerGroups("q", Page{})[0].State)
 }
 
 // A failed with retries left leaves the message pending and the partition
@@ -174,7 +174,7 @@ func TestReadsChangeNothing(t *testing.T) {
 		f.e.Queues(QueueFilter{Limit: 10})
 		_, _ = f.e.QueueDetail("q")
 		_, _ = f.e.QueueDetail("nope")
-		f.e.ConsumerGroups("")
+		f.e.ConsumerGroups("", Page{})
 		_, _ = f.e.ConsumerGroup("g", "")
 		_, _ = f.e.ConsumerGroup("other", "q")
 		f.e.Lagging(LaggingQuery{})

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
 )
 
 // QueueFilter selects and pages the queue list. Empty labels do not filter.
@@ -15,49 +14,39 @@ type QueueFilter struct {
 }
 
 // Queues answers the queue list: newest first, each with its counts, those of its slowest
-// group in each partition.
+// group in each partition. It reads the counts each queue keeps: O(queues).
 func (e *Engine) Queues(f QueueFilter) QueueList {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
+	s := e.steps()
+	defer s.done()
+	now, due := s.now, s.due
 	var matches []*queue
-	for _, q := range e.queues {
+	for i := len(e.order) - 1; i >= 0; i-- { // newest first
+		q := e.order[i]
 		if (f.Namespace == "" || q.namespace == f.Namespace) && (f.Task == "" || q.task == f.Task) {
 			matches = append(matches, q)
 		}
 	}
-	slices.SortFunc(matches, func(a, b *queue) int { return cmp.Compare(b.order, a.order) })
 	start := min(max(f.Offset, 0), len(matches))
 	end := start + min(max(f.Limit, 0), len(matches)-start)
 	list := QueueList{Queues: make([]QueueSummary, 0, end-start), Total: int64(len(matches))}
 	for _, q := range matches[start:end] {
 		list.Queues = append(list.Queues, QueueSummary{
 			ID: q.id, Name: q.name, Namespace: q.namespace, Task: q.task, CreatedAt: q.created,
-			Partitions: int64(len(q.parts)), Messages: queueCounts(q, now).counts(),
+			Partitions: int64(len(q.parts)), Messages: queueTally(q, now, due).counts(),
 		})
 	}
 	return list
 }
 
-func queueCounts(q *queue, now time.Time) partitionCounts {
-	groups := attachedGroups(q)
-	var sum partitionCounts
-	for _, p := range q.parts {
-		sum.add(countsOf(p, groups, now))
-	}
-	return sum
-}
-
-// QueueDetail answers one queue's detail, or ErrQueueNotFound.
+// QueueDetail answers one queue's detail, or ErrQueueNotFound. It walks the partitions in
+// steps; the totals are the sums of the partitions listed.
 func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	s := e.steps()
+	defer s.done()
 	q := e.queues[name]
 	if q == nil {
 		return QueueDetail{}, ErrQueueNotFound
 	}
-	now := e.now()
-	groups := attachedGroups(q)
 	d := QueueDetail{
 		Queue: QueueInfo{
 			ID: q.id, Name: q.name, Namespace: q.namespace, Task: q.task, CreatedAt: q.created,
@@ -65,15 +54,24 @@ func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 			DeadLetterQueue: q.deadLetterQueue, RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"),
 			MaxSize: q.intOption("maxSize"), Options: q.storedOptions(),
 		},
-		Partitions: make([]PartitionDetail, 0, len(q.parts)),
 	}
-	var sum partitionCounts
-	for _, p := range partitionsByName(q) {
-		c := countsOf(p, groups, now)
-		sum.add(c)
+	parts := q.parts
+	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
+		parts = slices.Clone(parts)
+		sortByName(parts)
+		d.Partitions = make([]PartitionDetail, 0, len(parts))
+	})
+	gone := func() bool { return e.queues[name] != q }
+	if gone() {
+		return QueueDetail{}, ErrQueueNotFound
+	}
+	var sum tally
+	for _, p := range parts {
+		w, t := countsAt(p, s.now, s.due)
+		sum.add(t)
 		pd := PartitionDetail{
 			ID: p.id, Name: p.name, CreatedAt: p.stats.created, LastOffset: p.lastOffset(),
-			Messages: c.counts(), BatchesConsumed: p.stats.batchesConsumed,
+			Messages: t.counts(), BatchesConsumed: p.stats.batchesConsumed,
 		}
 		for _, gc := range p.groups {
 			pd.TotalConsumed += gc.consumption.totalConsumed
@@ -81,30 +79,30 @@ func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 				pd.LastActivity = gc.consumption.lastConsumedAt
 			}
 		}
-		if c.slowest.oldest >= 0 {
-			pd.OldestMessage = p.msgs[c.slowest.oldest].createdAt
+		if w.oldest >= 0 {
+			pd.OldestMessage = p.msgs[w.oldest].createdAt
 		}
 		if n := len(p.msgs); n > 0 {
 			pd.NewestMessage = p.msgs[n-1].createdAt
 		}
 		d.Partitions = append(d.Partitions, pd)
+		if s.did(1+len(p.groups)) && gone() {
+			return QueueDetail{}, ErrQueueNotFound
+		}
 	}
 	d.Totals = sum.counts()
 	return d, nil
 }
 
-func (c partitionCounts) counts() Counts {
-	return Counts{
-		Total: c.total, Pending: c.pending, Processing: c.processing,
-		Completed: c.completed, Failed: c.failed, DeadLetter: c.deadLetter,
-	}
-}
-
 // partitionsByName is q's partitions in byte order of their names.
 func partitionsByName(q *queue) []*partition {
 	parts := slices.Clone(q.parts)
-	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
+	sortByName(parts)
 	return parts
+}
+
+func sortByName(parts []*partition) {
+	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
 }
 
 // intOption is a stored option when it is a JSON integer, else nil.
@@ -143,36 +141,42 @@ func (q *queue) storedOptions() map[string][]byte {
 	return out
 }
 
-// Overview answers the broker-wide overview.
+// Overview answers the broker-wide overview. The counts are the ones each queue keeps; the lags
+// are read partition by partition, in steps.
 func (e *Engine) Overview() Overview {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
-	o := Overview{Queues: int64(len(e.queues)), Timestamp: now}
-	namespaces, tasks := map[string]struct{}{}, map[string]struct{}{}
-	var sum partitionCounts
+	s := e.steps()
+	defer s.done()
+	queues, n := slices.Clone(e.order), len(e.partitions)
 	var lags, timeLags []int64
-	for _, q := range e.queues {
+	s.outside(func() { // allocated outside the lock: no garbage collection work under it
+		lags, timeLags = make([]int64, 0, n+n/8+64), make([]int64, 0, n+n/8+64)
+	})
+	for _, q := range queues {
+		for i := 0; i < len(q.parts) && e.queues[q.name] == q; i++ {
+			w, _ := countsAt(q.parts[i], s.now, s.due)
+			lags = append(lags, w.lag)
+			timeLags = append(timeLags, w.timeLag)
+			s.did(1)
+		}
+	}
+	now := s.now
+	o := Overview{Queues: int64(len(e.queues)), Partitions: int64(len(lags)), Timestamp: now}
+	namespaces, tasks := map[string]struct{}{}, map[string]struct{}{}
+	var sum tally
+	for _, q := range e.order {
 		if q.namespace != "" {
 			namespaces[q.namespace] = struct{}{}
 		}
 		if q.task != "" {
 			tasks[q.task] = struct{}{}
 		}
-		groups := attachedGroups(q)
-		for _, p := range q.parts {
-			c := countsOf(p, groups, now)
-			sum.add(c)
-			lags = append(lags, c.slowest.lag)
-			timeLags = append(timeLags, c.slowest.timeLag)
-		}
+		sum.add(queueTally(q, now, s.due))
 	}
-	o.Partitions = int64(len(lags))
 	o.Namespaces, o.Tasks = int64(len(namespaces)), int64(len(tasks))
 	o.Messages = sum.counts()
-	o.OffsetLag, o.TimeLag = lagStats(lags), lagStats(timeLags)
 	o.IngestedPerSecond = perSecond(e.rates.ingested.sum(now))
 	o.ProcessedPerSecond = perSecond(e.rates.processed.sum(now))
+	s.outside(func() { o.OffsetLag, o.TimeLag = lagStats(lags), lagStats(timeLags) })
 	return o
 }
 

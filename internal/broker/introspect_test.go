@@ -108,7 +108,7 @@ func TestQueueSummaryAndDetailOfTheExample(t *testing.T) {
 func TestGroupsOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
-	list := s.e.ConsumerGroups("")
+	list := s.e.ConsumerGroups("", Page{})
 	names := make([]string, len(list))
 	for i, g := range list {
 		names[i] = g.Name + "/" + g.Queue
@@ -131,8 +131,8 @@ func TestGroupsOfTheExample(t *testing.T) {
 	assert.Equal(t, int64(1), qm.Members)
 	assert.Equal(t, int64(4+3+3), qm.TotalLag)
 	assert.Equal(t, "Stable", qm.State)
-	assert.Len(t, s.e.ConsumerGroups("returns"), 0)
-	assert.Len(t, s.e.ConsumerGroups("nope"), 0)
+	assert.Len(t, s.e.ConsumerGroups("returns", Page{}), 0)
+	assert.Len(t, s.e.ConsumerGroups("nope", Page{}), 0)
 
 	d, err := s.e.ConsumerGroup("slow", "")
 	require.NoError(t, err)

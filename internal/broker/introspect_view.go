@@ -44,6 +44,7 @@ func (p *partition) noteDeadLetter(d *deadLetter) {
 	}
 	p.stats.deadAt[d.off] = append(p.stats.deadAt[d.off], d)
 	p.stats.dead++
+	p.recount()
 }
 
 func (p *partition) forgetDeadLetter(d *deadLetter) {
@@ -57,6 +58,7 @@ func (p *partition) forgetDeadLetter(d *deadLetter) {
 	} else {
 		p.stats.deadAt[d.off] = list
 	}
+	p.recount()
 }
 
 // rateWindow is how far back the overview's throughput looks.
@@ -127,14 +129,27 @@ func liveAt(gc *cursorState, now time.Time) *lease {
 	return gc.lease
 }
 
-// viewOf computes the group's numbers in p: what it holds leased (processing), what is after
-// that (pending), the two together (lag) and the age of the oldest owed message; m is its stored start on the queue, or nil.
+// viewOf computes the group's numbers in p at now: what it holds leased (processing), what is
+// after that (pending), the two together (lag) and the age of the oldest owed message; m is its
+// stored start on the queue, or nil.
 func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
-	gc := p.groups[group]
+	return viewAt(p, p.groups[group], group, m, now, true)
+}
+
+// viewAt is viewOf for the group's cursor gc (nil when it has none in p). Not exact, it counts
+// every lease gc holds as live, whatever now, and leaves timeLag 0.
+func viewAt(p *partition, gc *cursorState, group string, m *groupMeta, now time.Time, exact bool) groupView {
 	v := groupView{group: group, gc: gc, pos: position(p, gc, m), oldest: -1}
 	last := p.lastOffset()
 	top := v.pos
-	if l := liveAt(gc, now); l != nil {
+	var l *lease
+	switch {
+	case exact:
+		l = liveAt(gc, now)
+	case gc != nil:
+		l = gc.lease
+	}
+	if l != nil {
 		v.live, v.leaseFirst, v.leaseLast = l, gc.first, gc.last
 		if gc.last > v.pos {
 			v.processing = gc.last - v.pos
@@ -154,8 +169,19 @@ func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
 	if conflating && v.live == nil {
 		v.oldest = last
 	}
-	v.timeLag = int64(now.Sub(p.msgs[v.oldest].createdAt) / time.Second)
+	if exact {
+		v.timeLag = timeLag(p, v.oldest, now)
+	}
 	return v
+}
+
+// timeLag is the whole seconds from the createdAt of the message at off to now; 0 for off -1
+// (nothing owed).
+func timeLag(p *partition, off int64, now time.Time) int64 {
+	if off < 0 {
+		return 0
+	}
+	return int64(now.Sub(p.msgs[off].createdAt) / time.Second)
 }
 
 // retries is the view's retry counter.
@@ -167,43 +193,32 @@ func (v *groupView) retries() int64 {
 }
 
 // attachedGroups lists the groups attached to q in byte order: a stored start, or a
-// cursor in one of its partitions. O(partitions × groups).
+// cursor in one of its partitions. O(groups).
 func attachedGroups(q *queue) []string {
-	seen := make(map[string]struct{}, len(q.groups))
+	names := make([]string, 0, len(q.groups)+len(q.cursors))
 	for g := range q.groups {
-		seen[g] = struct{}{}
-	}
-	for _, p := range q.parts {
-		for g := range p.groups {
-			seen[g] = struct{}{}
-		}
-	}
-	names := make([]string, 0, len(seen))
-	for g := range seen {
 		names = append(names, g)
+	}
+	for g, ix := range q.cursors {
+		if ix.n > 0 && q.groups[g] == nil {
+			names = append(names, g)
+		}
 	}
 	slices.Sort(names)
 	return names
 }
 
-// slowestView is the partition's view whose numbers are its counts: the attached group
-// with the largest offsetLag (ties: queue mode, then byte order), or, with none attached,
-// queue mode before offset 0.
-func slowestView(p *partition, groups []string, now time.Time) groupView {
-	if len(groups) == 0 {
-		return viewOf(p, QueueMode, nil, now)
+// isAttached reports whether the group has state on q.
+func isAttached(q *queue, group string) bool {
+	if q.groups[group] != nil {
+		return true
 	}
-	var best groupView
-	found := false
-	for _, g := range groups {
-		v := viewOf(p, g, p.q.groups[g], now)
-		if !found || v.lag > best.lag || (v.lag == best.lag && slowerTie(v.group, best.group)) {
-			best, found = v, true
-		}
-	}
-	return best
+	ix := q.cursors[group]
+	return ix != nil && ix.n > 0
 }
 
+// slowerTie breaks a tie between two views of the same offsetLag: the one it reports true for
+// is the slowest view (queue mode first, then byte order).
 func slowerTie(a, b string) bool {
 	switch {
 	case a == QueueMode:
@@ -212,34 +227,6 @@ func slowerTie(a, b string) bool {
 		return false
 	}
 	return strings.Compare(a, b) < 0
-}
-
-// partitionCounts are p's counts, read from its slowest view.
-type partitionCounts struct {
-	total, pending, processing, completed, failed, deadLetter int64
-	slowest                                                   groupView
-}
-
-func countsOf(p *partition, groups []string, now time.Time) partitionCounts {
-	w := slowestView(p, groups, now)
-	c := partitionCounts{
-		total: int64(len(p.msgs)), pending: w.pending, processing: w.processing,
-		deadLetter: p.stats.dead, slowest: w,
-	}
-	c.completed = c.total - c.pending - c.processing
-	if w.gc != nil && w.gc.retries > 0 {
-		c.failed = 1
-	}
-	return c
-}
-
-func (c *partitionCounts) add(o partitionCounts) {
-	c.total += o.total
-	c.pending += o.pending
-	c.processing += o.processing
-	c.completed += o.completed
-	c.failed += o.failed
-	c.deadLetter += o.deadLetter
 }
 
 // skipped records a conflating pop's move past the older messages: it counts as consumption's

@@ -201,9 +201,11 @@ func (e *Engine) endIfReached(gc *cursorState) bool {
 	return false
 }
 
-// release ends the hold without the cursor moving.
+// release ends the hold without the cursor moving. A failed ack ends with it, so a partition
+// held by nothing is recounted too: the retry the ack spent is its failed count.
 func (e *Engine) release(gc *cursorState) bool {
 	if gc.lease == nil {
+		gc.p.recount()
 		return false
 	}
 	e.endHold(gc, endReleased)

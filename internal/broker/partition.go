@@ -25,6 +25,10 @@ type partition struct {
 	groups   map[string]*cursorState
 	dead     deadIndex      // its dead letters (deadletter_index.go)
 	stats    partitionStats // introspection's counters
+
+	slow  slowHeap  // the cursors of groups that do not conflate, furthest back first
+	held  groupView // its slowest view, as if every lease it holds were live (introspect_tally.go)
+	tally tally     // the counts read from held
 }
 
 func (p *partition) lastOffset() int64 { return int64(len(p.msgs)) - 1 }
@@ -57,8 +61,9 @@ func (e *Engine) appendMessage(p *partition, id, txID, traceID string, data []by
 	p.byTx[txID] = off
 	e.rates.ingested.add(now, 1)
 	for _, gc := range p.groups {
-		e.refresh(gc)
+		e.refreshReady(gc)
 	}
+	p.recount()
 	if off == 0 {
 		e.wakeUnplaced(p)
 	}

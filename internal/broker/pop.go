@@ -128,7 +128,11 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		limit = 1
 	}
 	res, g := e.claim(q, r.Group, m, src, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
-	return e.gen.claimed(res, m, q, p, hadStart), g, nil
+	res = e.gen.claimed(res, m, q, p, hadStart)
+	if q.groups[r.Group] != m { // the mode forgot the start this pop decided
+		e.groupChanged(q, r.Group)
+	}
+	return res, g, nil
 }
 
 // checkConflationRequest refuses the request-level conflation conflicts.

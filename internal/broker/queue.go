@@ -32,6 +32,9 @@ type queue struct {
 
 	dead        deadIndex             // its dead letters (deadletter_index.go)
 	deadByGroup map[string]*deadIndex // by the group that filed them
+
+	sum     tally    // its partitions' tallies summed (introspect_tally.go)
+	special []string // the attached groups its partitions' heaps may not cover, in byte order
 }
 
 // queueFor returns the named queue, creating it with the push defaults.
@@ -82,6 +85,7 @@ func (e *Engine) partitionFor(q *queue, name string) *partition {
 	q.parts = append(q.parts, p)
 	q.byName[name] = p
 	e.partitions[p.id] = p
+	p.recount()
 	for _, m := range q.groups {
 		if m.complete {
 			e.placeCursor(p, m.group, m.initialCursor(p))

@@ -77,6 +77,7 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 func (e *Engine) adoptStart(q *queue, m *groupMeta) {
 	m.q = q
 	q.groups[m.group] = m
+	e.groupChanged(q, m.group)
 }
 
 // Starts decided on queues that do not exist yet wait in a table bounded in bytes: a pop that
@@ -208,6 +209,7 @@ func (e *Engine) forgetStart(w *waiter) {
 	}
 	delete(q.groups, w.group)
 	e.dropCursors(q, w.group)
+	e.groupChanged(q, w.group)
 }
 
 // settle marks a waiting pop answered: a start it decided now stands.

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
@@ -56,6 +57,9 @@ func readAckBatch(w http.ResponseWriter, r *http.Request) ([]broker.AckItem, err
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOptionalName("consumerGroup", group); err != nil {
+		return nil, err
+	}
 	raw := o.raw("acknowledgments")
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("acknowledgments array is required")
@@ -73,7 +77,7 @@ func readAckBatch(w http.ResponseWriter, r *http.Request) ([]broker.AckItem, err
 	return items, nil
 }
 
-// decodeAckItem reads one ack's fields, checking only their JSON types: missing
+// decodeAckItem reads one ack's fields, checking their JSON types and the group's name: missing
 // ids and unknown statuses are per-item refusals the engine reports. The group is
 // the batch's when it names one, else the item's; the engine takes none as queue mode.
 // Errors name the field as path[index].field, or just field when index < 0.
@@ -105,6 +109,13 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 			return it, err
 		}
 		*dst = s // a repeated key counts its last value
+	}
+	field := "consumerGroup"
+	if index >= 0 {
+		field = fmt.Sprintf("%s[%d].%s", path, index, field)
+	}
+	if err := checkOptionalName(field, it.Group); err != nil { // checked before anything is applied
+		return it, err
 	}
 	if batchGroup != "" { // the batch's group applies to every item
 		it.Group = batchGroup

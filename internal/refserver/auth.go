@@ -29,3 +29,24 @@ func bearerMatches(header string, want []byte) bool {
 	}
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), want) == 1
 }
+
+// closeRefused closes the connection of every 401 answer, so that a client without the token
+// cannot keep a connection, and with it a place under the connection cap, by sending request
+// after request.
+func closeRefused(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(&refusalCloser{ResponseWriter: w}, r)
+	})
+}
+
+// refusalCloser asks the server to close the connection once a 401 is written.
+type refusalCloser struct{ http.ResponseWriter }
+
+func (w *refusalCloser) WriteHeader(code int) {
+	if code == http.StatusUnauthorized {
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *refusalCloser) Unwrap() http.ResponseWriter { return w.ResponseWriter }

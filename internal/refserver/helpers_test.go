@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,6 +30,7 @@ type setup struct {
 	cfg    Config
 	mode   broker.Mode
 	manual bool
+	engine []broker.Option
 }
 
 type option func(*setup)
@@ -37,6 +39,8 @@ func withToken(tok string) option { return func(s *setup) { s.cfg.Token = tok } 
 
 func withMaxConns(n int) option { return func(s *setup) { s.cfg.MaxConns = n } }
 
+func withLogger(l *slog.Logger) option { return func(s *setup) { s.cfg.Logger = l } }
+
 func withTimeouts(t Timeouts) option { return func(s *setup) { s.cfg.Timeouts = t } }
 
 func withMiddleware(m func(http.Handler) http.Handler) option {
@@ -44,6 +48,11 @@ func withMiddleware(m func(http.Handler) http.Handler) option {
 }
 
 func withManualClock() option { return func(s *setup) { s.manual = true } }
+
+// withEngine adds options to the engine's.
+func withEngine(opts ...broker.Option) option {
+	return func(s *setup) { s.engine = append(s.engine, opts...) }
+}
 
 // withCompat makes the engine behave as the given Queen version.
 func withCompat(version string) option {
@@ -68,7 +77,7 @@ func unstartedServer(opts ...option) *testServer {
 		ts.manual = broker.NewManualClock(time.Now().Truncate(time.Microsecond))
 		clock = ts.manual
 	}
-	ts.engine = broker.New(clock, broker.WithMode(st.mode))
+	ts.engine = broker.New(clock, append([]broker.Option{broker.WithMode(st.mode)}, st.engine...)...)
 	st.cfg.ManualClock = st.manual
 	ts.Server = New(ts.engine, st.cfg)
 	return ts

@@ -7,14 +7,24 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// handleGroupList answers the group list: one entry per group and queue.
+// handleGroupList answers the group list: one entry per group and queue, a page at a time.
 func (s *Server) handleGroupList(w http.ResponseWriter, r *http.Request) {
-	queue, err := queueParam(r)
+	q, err := parseQuery(r)
 	if err != nil {
 		writeFailure(w, err)
 		return
 	}
-	list := s.engine.ConsumerGroups(queue)
+	queue, err := q.readName("queue")
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	page, err := q.listPage()
+	if err != nil {
+		writeFailure(w, err)
+		return
+	}
+	list := s.engine.ConsumerGroups(queue, page)
 	out := make([]wire.GroupSummary, len(list))
 	for i := range list {
 		out[i] = groupSummaryAnswer(&list[i])
@@ -94,6 +104,10 @@ func (s *Server) handleLagging(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if lq.Group, err = q.readName("consumerGroup"); err != nil {
+		writeFailure(w, err)
+		return
+	}
+	if lq.Page, err = q.listPage(); err != nil {
 		writeFailure(w, err)
 		return
 	}

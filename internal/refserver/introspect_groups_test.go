@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/queenmq/queen-go/internal/testutil"
@@ -67,4 +68,54 @@ func TestGroupListDetailAndLaggingAnswers(t *testing.T) {
 	}
 	c.Get("/api/v1/consumer-groups/lagging?minLagSeconds=-1").WantError(t, http.StatusBadRequest, "minLagSeconds must be a non-negative integer")
 	c.Get("/api/v1/consumer-groups/lagging?minLagSeconds=abc").WantError(t, http.StatusBadRequest, "minLagSeconds must be a non-negative integer")
+}
+
+// The group list and the lagging list come a page at a time: limit (1 to 1000, default 1000)
+// and offset (default 0) are applied after their order, and a bad one is refused naming it.
+func TestGroupListAndLaggingArePaged(t *testing.T) {
+	t.Parallel()
+	_, c, _ := exampleState(t)
+	names := func(path, key string) []any {
+		t.Helper()
+		var list []map[string]any
+		c.Get(path).Want(t, http.StatusOK, &list)
+		out := make([]any, len(list))
+		for i, e := range list {
+			out[i] = e[key]
+		}
+		return out
+	}
+	all := names("/api/v1/consumer-groups", "name")
+	if len(all) != 4 {
+		t.Fatalf("groups = %v", all)
+	}
+	for query, want := range map[string][]any{
+		"limit=1":          all[:1],
+		"limit=2&offset=1": all[1:3],
+		"offset=3":         all[3:],
+		"offset=4":         {},
+		"limit=1000":       all,
+	} {
+		if got := names("/api/v1/consumer-groups?"+query, "name"); !slices.Equal(got, want) {
+			t.Errorf("groups %s = %v, want %v", query, got, want)
+		}
+	}
+	lagging := names("/api/v1/consumer-groups/lagging?minLagSeconds=0", "partition_id")
+	if len(lagging) < 4 {
+		t.Fatalf("lagging = %v", lagging)
+	}
+	if got := names("/api/v1/consumer-groups/lagging?minLagSeconds=0&limit=2&offset=1", "partition_id"); !slices.Equal(got, lagging[1:3]) {
+		t.Errorf("lagging page = %v, want %v", got, lagging[1:3])
+	}
+	for _, path := range []string{"/api/v1/consumer-groups", "/api/v1/consumer-groups/lagging"} {
+		for query, why := range map[string]string{
+			"limit=0":    "limit must be an integer from 1 to 1000",
+			"limit=1001": "limit must be an integer from 1 to 1000",
+			"limit=x":    "limit must be an integer from 1 to 1000",
+			"offset=-1":  "offset must be a non-negative integer",
+			"offset=1.5": "offset must be a non-negative integer",
+		} {
+			c.Get(path+"?"+query).WantError(t, http.StatusBadRequest, why)
+		}
+	}
 }

@@ -3,6 +3,8 @@ package refserver
 import (
 	"net/http"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/broker"
 )
 
 // The read routes answer a bad parameter 400 "<parameter> <why>", without the value sent; they
@@ -31,6 +33,20 @@ func (q query) limit(def int64) (int, error) {
 func (q query) offset() (int, error) {
 	n, err := q.readInt("offset", 0, maxInt, 0, "must be a non-negative integer")
 	return int(min(n, maxInt32)), err
+}
+
+// maxListPage is the group list's and the lagging list's page size, by default and at most:
+// no answer holds more entries, whatever the state.
+const maxListPage = 1000
+
+// listPage reads the limit and offset of the group list or the lagging list.
+func (q query) listPage() (broker.Page, error) {
+	limit, err := q.limit(maxListPage)
+	if err != nil {
+		return broker.Page{}, err
+	}
+	offset, err := q.offset()
+	return broker.Page{Limit: limit, Offset: offset}, err
 }
 
 // readBool reads true/1 or false/0.

@@ -32,7 +32,11 @@ func TestBadNamesAreRefusedOnEveryRoute(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
 	c.Push(testutil.Item{Queue: "orders", Partition: "p"})
-	c.Pop("/api/v1/pop/queue/orders", testutil.Query("consumerGroup", "billing", "subscriptionMode", "all"))
+	held := c.MustPop("/api/v1/pop/queue/orders", testutil.Query("consumerGroup", "billing", "subscriptionMode", "all"))
+	// billing's ack of what it holds, sent beside every bad group name below: it must not be applied
+	billing := `{"transactionId":` + jsonString(held.Messages[0].TransactionID) + `,"partitionId":` +
+		jsonString(held.Messages[0].PartitionID) + `,"leaseId":` + jsonString(held.LeaseID) + `,"consumerGroup":"billing"}`
+	ackAs := func(group string) string { return strings.TrimSuffix(billing, `"billing"}`) + jsonString(group) + "}" }
 
 	bad := map[string]string{
 		".":                      `"." or ".."`,
@@ -68,6 +72,11 @@ func TestBadNamesAreRefusedOnEveryRoute(t *testing.T) {
 			{"dlq queue", "GET", "/api/v1/dlq?queue=" + qs, "", "queue"},
 			{"dlq group", "GET", "/api/v1/dlq?consumerGroup=" + qs, "", "consumerGroup"},
 			{"dlq partition", "GET", "/api/v1/dlq?partition=" + qs, "", "partition"},
+			{"ack group", "POST", "/api/v1/ack", ackAs(name), "consumerGroup"},
+			{"ack batch group", "POST", "/api/v1/ack/batch", `{"consumerGroup":` + jsonString(name) + `,"acknowledgments":[` + billing + `]}`, "consumerGroup"},
+			{"ack batch item group", "POST", "/api/v1/ack/batch", `{"acknowledgments":[` + billing + `,` + ackAs(name) + `]}`, "acknowledgments[1].consumerGroup"},
+			{"transaction ack group", "POST", "/api/v1/transaction", `{"operations":[{"type":"ack",` + billing[1:] +
+				`,{"type":"ack",` + ackAs(name)[1:] + `]}`, "operations[1].consumerGroup"},
 		}
 		for _, ch := range checks {
 			if ch.body != "" && !utf8.ValidString(name) {

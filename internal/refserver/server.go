@@ -23,8 +23,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Addr is the TCP address Listen listens on.
 	Addr string
-	// MaxConns is how many connections are served at once; further ones wait to be accepted
-	// until one closes. 0 (or less) is no limit.
+	// MaxConns is how many connections are served at once, lowered to the process's open-file
+	// limit less 64 (and logged) when above it. At the cap, a new connection closes the one idle
+	// the longest; with none idle it waits to be accepted until one closes or turns idle. 0 (or
+	// less) is no limit.
 	MaxConns int
 	// Timeouts bound each connection; a zero field takes its default.
 	Timeouts Timeouts
@@ -60,6 +62,7 @@ type Server struct {
 
 	http      *http.Server
 	url       string
+	onIdle    func() // called as a connection under MaxConns turns idle; tests only
 	serveDone chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -78,7 +81,7 @@ func New(engine *broker.Engine, cfg Config) *Server {
 	gen := generationOf(engine.Mode())
 	h := gen.routes(s)
 	if cfg.Token != "" {
-		h = gen.authorize(cfg.Token, h)
+		h = closeRefused(gen.authorize(cfg.Token, h))
 	}
 	h = recoverPanics(s.logger, logRequests(s.logger, h))
 	if cfg.Middleware != nil {
@@ -113,9 +116,6 @@ func (s *Server) Listen() error {
 		return err
 	}
 	s.url = "http://" + ln.Addr().String()
-	if s.cfg.MaxConns > 0 {
-		ln = newLimitListener(ln, s.cfg.MaxConns)
-	}
 	t := s.cfg.Timeouts
 	s.http = &http.Server{
 		Handler:           bodyDeadline(t.Body, s.handler),
@@ -123,13 +123,25 @@ func (s *Server) Listen() error {
 		IdleTimeout:       t.Idle,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 	}
+	maxConns := s.cfg.MaxConns
+	if maxConns > 0 {
+		limit := openFileLimit()
+		var fits bool
+		if maxConns, fits = maxConnsWithin(maxConns, limit); !fits {
+			s.logger.Warn("max-conns lowered below the open-file limit", "asked", s.cfg.MaxConns,
+				"maxConns", maxConns, "openFileLimit", limit, "reserve", reserveFiles)
+		}
+		ll := newLimitListener(ln, maxConns)
+		ll.onIdle = s.onIdle
+		ln, s.http.ConnState = ll, ll.connState
+	}
 	s.serveDone = make(chan struct{})
 	go func() {
 		defer close(s.serveDone)
 		_ = s.http.Serve(ln) // returns ErrServerClosed after Shutdown
 	}()
 	s.logger.Info("queen reference broker listening", "url", s.url, "auth", s.cfg.Token != "",
-		"manualClock", s.cfg.ManualClock, "compat", s.engine.Mode().String())
+		"manualClock", s.cfg.ManualClock, "compat", s.engine.Mode().String(), "maxConns", maxConns)
 	return nil
 }
 
