@@ -23,9 +23,11 @@ var (
 	// ErrClosed is returned by calls on a closed Client.
 	ErrClosed = errors.New("queen: client closed")
 	// ErrOutcomeUnknown is wrapped by the error of a call that changes state (a push, an ack,
-	// a transaction commit, a replay, seek or delete) whose answer was lost after the request
-	// was sent: the broker may or may not have applied it. The error also wraps what a resend
-	// got, when one was made. Check the state (or rely on idempotence) before repeating it.
+	// a transaction commit, a lease renewal, a replay, seek or delete) whose answer was lost
+	// after the request was sent: the broker may or may not have applied it. The error also
+	// wraps what a resend got, when one was made. Check the state (or rely on idempotence)
+	// before repeating it. A call that was never sent (its ctx was done first, the connection
+	// was refused, the name did not resolve) never wraps it.
 	ErrOutcomeUnknown = errors.New("queen: outcome unknown")
 )
 

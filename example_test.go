@@ -11,23 +11,23 @@ import (
 	"github.com/queenmq/queen-go/queentest"
 )
 
-// chargeCard is a consume handler under test: a declined card is given up on, a busy gateway
-// is asked again later, and anything else is a failure.
-func chargeCard(_ context.Context, m *queen.Message) error {
-	switch string(m.Data) {
-	case `"declined"`:
-		return queen.DeadLetter(errors.New("card declined"))
-	case `"busy"`:
-		return queen.RetryAfter(30*time.Second, errors.New("gateway busy"))
-	case `"ok"`:
-		return nil
-	}
-	return errors.New("unexpected answer")
-}
-
 // OutcomeOf tells what Consume would ack for a handler's return, so a handler can be tested
 // without a broker.
 func ExampleOutcomeOf() {
+	// chargeCard is the consume handler under test: a declined card is given up on, a busy
+	// gateway is asked again later, and anything else is a failure.
+	chargeCard := func(_ context.Context, m *queen.Message) error {
+		switch string(m.Data) {
+		case `"declined"`:
+			return queen.DeadLetter(errors.New("card declined"))
+		case `"busy"`:
+			return queen.RetryAfter(30*time.Second, errors.New("gateway busy"))
+		case `"ok"`:
+			return nil
+		}
+		return errors.New("unexpected answer")
+	}
+
 	for _, data := range []string{`"ok"`, `"busy"`, `"declined"`, `"garbled"`} {
 		err := chargeCard(context.Background(), &queen.Message{Data: []byte(data)})
 		fmt.Println(data, queen.OutcomeOf(err))
@@ -39,22 +39,16 @@ func ExampleOutcomeOf() {
 	// "garbled" failed
 }
 
-// startBroker runs the reference broker for an example.
-func startBroker() (*queentest.Server, *queen.Client) {
-	srv, err := queentest.Start()
+func Example() {
+	srv, err := queentest.Start() // the reference broker, in memory, on 127.0.0.1
 	if err != nil {
 		log.Fatal(err)
 	}
+	defer srv.Close()
 	client, err := queen.New(srv.URL())
 	if err != nil {
 		log.Fatal(err)
 	}
-	return srv, client
-}
-
-func Example() {
-	srv, client := startBroker()
-	defer srv.Close()
 	defer client.Close()
 	ctx := context.Background()
 
@@ -62,7 +56,7 @@ func Example() {
 	if _, err := orders.Push(ctx, queen.PushItem{Data: map[string]int{"order": 1}}); err != nil {
 		log.Fatal(err)
 	}
-	err := orders.Group("billing").SubscriptionMode(queen.SubscribeAll).Limit(1).Each().
+	err = orders.Group("billing").SubscriptionMode(queen.SubscribeAll).Limit(1).Each().
 		Consume(ctx, func(ctx context.Context, m *queen.Message) error {
 			fmt.Printf("%s (attempt %d)\n", m.Data, m.DeliveryAttempt)
 			return nil // acked completed
@@ -74,8 +68,15 @@ func Example() {
 }
 
 func ExampleEachBuilder_Consume() {
-	srv, client := startBroker()
+	srv, err := queentest.Start() // the reference broker, in memory, on 127.0.0.1
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
+	client, err := queen.New(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 
@@ -84,7 +85,7 @@ func ExampleEachBuilder_Consume() {
 		log.Fatal(err)
 	}
 	// A failing handler spends a retry; the message comes back with the next attempt number.
-	err := jobs.Limit(2).Each().Consume(ctx, func(ctx context.Context, m *queen.Message) error {
+	err = jobs.Limit(2).Each().Consume(ctx, func(ctx context.Context, m *queen.Message) error {
 		fmt.Printf("attempt %d\n", m.DeliveryAttempt)
 		if m.DeliveryAttempt == 1 {
 			return fmt.Errorf("transient failure")
@@ -100,8 +101,15 @@ func ExampleEachBuilder_Consume() {
 }
 
 func ExampleQueueBuilder_Consume() {
-	srv, client := startBroker()
+	srv, err := queentest.Start() // the reference broker, in memory, on 127.0.0.1
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
+	client, err := queen.New(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 
@@ -112,7 +120,7 @@ func ExampleQueueBuilder_Consume() {
 		}
 	}
 	// A BatchHandler receives one partition's leased messages per call, in offset order.
-	err := client.Queue("events").Batch(10).Limit(3).IdleTimeout(time.Second).
+	err = client.Queue("events").Batch(10).Limit(3).IdleTimeout(time.Second).
 		Consume(ctx, func(ctx context.Context, msgs []*queen.Message) error {
 			for _, m := range msgs {
 				fmt.Printf("%s:%s ", m.Partition, m.Data)
@@ -127,8 +135,15 @@ func ExampleQueueBuilder_Consume() {
 }
 
 func ExampleQueueBuilder_Pop() {
-	srv, client := startBroker()
+	srv, err := queentest.Start() // the reference broker, in memory, on 127.0.0.1
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
+	client, err := queen.New(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 
@@ -136,28 +151,36 @@ func ExampleQueueBuilder_Pop() {
 	if _, err := tasks.Push(ctx, queen.PushItem{Data: "a"}, queen.PushItem{Data: "b"}); err != nil {
 		log.Fatal(err)
 	}
+	// Pop leases up to a batch; each message is settled by hand (or all at once: AckBatch).
 	msgs, err := tasks.Batch(10).Pop(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
-	results, err := client.AckBatch(ctx, []queen.AckItem{
-		{Message: msgs[0], Status: queen.StatusCompleted},
-		{Message: msgs[1], Status: queen.StatusDLQ, Error: "unsupported task"},
-	})
-	if err != nil {
+	fmt.Println("popped", len(msgs))
+	if err := msgs[0].Ack(ctx); err != nil {
 		log.Fatal(err)
 	}
-	for i, r := range results {
-		fmt.Printf("%s: success=%t dlq=%t\n", msgs[i].Data, r.Success, r.DLQ)
+	if err := msgs[1].DeadLetter(ctx, errors.New("unsupported task")); err != nil {
+		log.Fatal(err)
 	}
+	fmt.Println("settled twice:", errors.Is(msgs[0].Ack(ctx), queen.ErrAlreadySettled))
+	fmt.Println("dead letters:", srv.DeadLetters("tasks"))
 	// Output:
-	// "a": success=true dlq=false
-	// "b": success=true dlq=true
+	// popped 2
+	// settled twice: true
+	// dead letters: 1
 }
 
 func ExampleClient_Transaction() {
-	srv, client := startBroker()
+	srv, err := queentest.Start() // the reference broker, in memory, on 127.0.0.1
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer srv.Close()
+	client, err := queen.New(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer client.Close()
 	ctx := context.Background()
 

@@ -7,12 +7,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strings"
 	"sync/atomic"
 )
 
 // sendProgress is how far one attempt of a call that is not safe to repeat got, as the
 // transport reports it.
 type sendProgress struct {
+	reports bool        // the transport tells its progress for every request (the standard one does)
 	traced  atomic.Bool // the transport reports its progress (it asked for a connection)
 	written atomic.Bool // the whole request was written: the broker may have applied it
 }
@@ -30,14 +32,15 @@ func (p *sendProgress) trace(ctx context.Context) context.Context {
 }
 
 // mayHaveApplied reports whether the attempt that failed with err may have reached the broker,
-// and resets the record for the next attempt. A transport that reports nothing is trusted
-// only for failures to connect.
+// and resets the record for the next attempt. An attempt of a transport that reports its
+// progress and never asked for a connection was not sent (its ctx was done first); one that
+// reports nothing is trusted only for failures to connect.
 func (p *sendProgress) mayHaveApplied(err error) bool {
 	written, traced := p.written.Swap(false), p.traced.Swap(false)
 	if written {
 		return true
 	}
-	if traced {
+	if traced || p.reports {
 		return false
 	}
 	var dns *net.DNSError
@@ -61,7 +64,7 @@ type outcomeUnknownError struct {
 func (e *outcomeUnknownError) Error() string {
 	msg := fmt.Sprintf("queen: %s %s: outcome unknown: the answer was lost after the request was sent, so it may have been applied", e.method, e.path)
 	if e.err != nil {
-		msg += "; then: " + e.err.Error()
+		msg += "; then: " + unprefixed(e.err)
 	}
 	return msg
 }
@@ -77,6 +80,19 @@ func (e *outcomeUnknownError) Unwrap() []error {
 func outcomeUnknown(r *request, err error) error {
 	return &outcomeUnknownError{method: r.method, path: r.path, err: err}
 }
+
+// wrapped is an error with a text of its own that matches each of errs.
+type wrapped struct {
+	msg  string
+	errs []error
+}
+
+func (e *wrapped) Error() string   { return e.msg }
+func (e *wrapped) Unwrap() []error { return e.errs }
+
+// unprefixed is err's text without the "queen: " it starts with, for the text of an error
+// that wraps it and says "queen: " once.
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "queen: ") }
 
 // resentAcksRefused is the error of an ack request whose first answer was lost: nil when the
 // resend applied every item, else ErrOutcomeUnknown naming the refusals, which the first

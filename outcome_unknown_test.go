@@ -292,3 +292,56 @@ func TestATransactionAnswered503AfterItWasAppliedIsNeverReportedRolledBack(t *te
 		assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
 	})
 }
+
+// A call whose ctx is done before it is sent was never applied: its error is ctx's, never an
+// unknown outcome, and nothing reaches the broker.
+func TestACallNeverSentIsNotOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	spy, url := testutil.NewSpy(t, srv.Handler())
+	c := stubClient(t, url)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
+	for name, call := range map[string]func() error{
+		"push": func() error { _, err := c.Queue("q").Push(ctx, queen.PushItem{Data: 1}); return err },
+		"ack":  func() error { _, err := c.Ack(ctx, m, queen.StatusCompleted); return err },
+		"renew": func() error {
+			_, err := c.Renew(ctx, "00000000-0000-0000-0000-000000000000", time.Minute)
+			return err
+		},
+		"transaction": func() error {
+			_, err := c.Transaction().Push("q", queen.PushItem{Data: 1}).Commit(ctx)
+			return err
+		},
+	} {
+		err := call()
+		require.ErrorIs(t, err, context.Canceled, name)
+		assert.NotErrorIs(t, err, queen.ErrOutcomeUnknown, name)
+	}
+	assert.Empty(t, spy.All(), "nothing was sent")
+}
+
+// A renewal whose answer was lost may have extended the lease: with retries off its error
+// says the outcome is unknown; with retries on, the resend's answer settles it.
+func TestARenewalWhoseAnswerWasLostIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		for name, retries := range map[string]int{"retries off": 0, "retries on": 2} {
+			srv := queentest.NewServer(t, m.Options(queentest.WithManualClock())...)
+			c := stubClient(t, srv.URL(), queen.WithRetry(retries, time.Millisecond, time.Millisecond))
+			leaseOn015(t, m, c, "leases", 30)
+			msg := leaseOne(t, c, "leases")
+			srv.Fail(queentest.Fault{Route: "extend", After: true})
+			_, err := msg.Renew(testutil.Context(t), time.Minute)
+			if retries == 0 {
+				require.ErrorIs(t, err, queen.ErrOutcomeUnknown, name)
+				assert.NotErrorIs(t, err, queen.ErrLeaseExpired, name)
+			} else {
+				require.NoError(t, err, name)
+			}
+			srv.Advance(45 * time.Second) // past the first lease, within the renewal
+			require.NoError(t, msg.Ack(testutil.Context(t)), "%s: the lease was extended", name)
+		}
+	})
+}

@@ -1,15 +1,17 @@
 package queen
 
 import (
+	"bytes"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
-	"hash/maphash"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/queenmq/queen-go/internal/wire"
+	"github.com/queenmq/queen-go/internal/route"
 )
 
 // Producer defaults, used where a ProducerConfig field is zero.
@@ -18,13 +20,11 @@ const (
 	defaultMaxBatch    = 500
 	defaultMaxBuffered = 10000
 
-	// producerLanes is how many push requests a Producer keeps in flight. Items of one
-	// (queue, partition) always share a lane, and a lane sends one request at a time, so they
-	// are stored in Send order, retries included. One measured best (BenchmarkProducer, 1 to 8
-	// lanes, also with pushes delayed 2ms): a lane's requests fill up to MaxBatch only as fast
-	// as its share of the items arrives, so more lanes send more, smaller requests, and the
-	// work per item, not the wait for answers, bounds the throughput.
-	producerLanes = 1
+	// producerRequests is how many push requests a Producer keeps in flight at most, and
+	// producerResends how many of them may be resends of failing partitions, so that those
+	// never take every slot from the healthy ones.
+	producerRequests = 8
+	producerResends  = producerRequests / 2
 
 	// clientCloseFlush bounds how long Client.Close waits for a Producer it closes to flush.
 	clientCloseFlush = 10 * time.Second
@@ -42,38 +42,60 @@ type ProducerConfig struct {
 	// OnResult is called exactly once for every item Send accepted: with the broker's result
 	// (Status "queued", or "duplicate" when the partition already held its transactionId) and
 	// a nil error, or with the item's final error. item is the item as sent, its TransactionID
-	// filled in. It runs on the Producer's goroutines, for one request's items in Send order:
-	// keep it short, and do not call Flush or Close from it. Nil: final errors are logged with
-	// the client's logger, one line per request.
+	// filled in. It runs on the Producer's goroutines, for the items of one (queue, partition)
+	// in Send order: keep it short, and do not call Flush or Close from it. Nil: final errors
+	// are logged with the client's logger, one line per request.
 	OnResult func(queue string, item PushItem, res PushResult, err error)
 }
 
 // Producer publishes items in the background, gathered into few large requests: the fast way
-// to push many small messages. Items of any queue and partition share requests; items of one
-// (queue, partition) are stored in the order Send accepted them. Every item gets a
-// transactionId before it is first sent (a client-made UUIDv7 when it has none), so a
-// request retried after a lost answer is deduplicated by the broker and nothing is stored
-// twice. A request that fails with a connection error, 429 or 5xx is sent again, after the
-// client's backoff (WithRetry), until it is answered or Close gives up; WithRetry(0, ...)
-// makes the first failure final. Nothing accepted is dropped silently: OnResult reports each
-// item once. A Producer is safe for concurrent use. Close it when done (Client.Close closes it
-// too, giving it 10 seconds to flush).
+// to push many small messages. Items of any queue and partition share requests, several
+// requests are in flight at once, and the items of one (queue, partition) are stored in the
+// order Send accepted them: a partition has items in one request at a time. Every item gets a
+// transactionId before it is first sent (a client-made UUIDv7 when it has none), so a request
+// retried after a lost answer is deduplicated by the broker and nothing is stored twice.
+//
+// A request that fails with a connection error, 429 or 5xx is sent again, after the client's
+// backoff (WithRetry), until it is answered or Close gives up; WithRetry(0, ...) makes the
+// first failure final. The partitions of a failing request are then sent each on its own, so a
+// (queue, partition) whose requests keep failing holds back no other: the rest are stored as if
+// it were healthy. A request refused with another 4xx than 401 or 403 is split until only the
+// items the broker refuses get its error. The client's logger hears, at warn, when requests
+// start failing and when they succeed again, with the number of items waiting.
+//
+// Nothing accepted is dropped silently: OnResult reports each item once. A Producer is safe
+// for concurrent use. Close it when done (Client.Close closes it too, giving it 10 seconds to
+// flush).
 type Producer struct {
 	c        *Client
 	linger   time.Duration
 	maxBatch int
 	onResult func(queue string, item PushItem, res PushResult, err error)
 
-	room     chan struct{} // one token per accepted, unanswered item
-	lanes    []*lane
-	inFlight atomic.Int32 // push requests sent and not yet answered
-
-	mu      sync.RWMutex // Send holds it shared while adding an item; Close takes it to refuse more
-	closed  atomic.Bool
+	room    chan struct{} // one token per accepted, unanswered item
+	refused atomic.Bool   // Close was called: Send refuses items
 	closing chan struct{} // closed by Close: a Send waiting for room returns ErrClosed
+	wake    chan struct{} // buffered 1: the dispatcher has something to look at
 
-	giveUp    context.Context // ends when Close's ctx ended first: retries stop, the rest fail
-	abandon   context.CancelCauseFunc
+	mu         sync.Mutex
+	closed     bool
+	stopping   bool              // Close has flushed or given up: the dispatcher ends when all is answered
+	lanes      map[laneKey]*lane // the partitions with items accepted and not answered
+	ready      laneHeap          // healthy lanes with items and no request in flight, oldest item first
+	retrying   laneHeap          // failing lanes waiting out their backoff, soonest first
+	readyItems int               // the items of the ready lanes
+	requests   int               // requests in flight
+	resends    int               // of which, failing lanes' resends
+	failing    int               // lanes whose last request failed
+	seq        uint64            // items accepted so far
+	epoch      uint64            // Flush calls so far; items accepted before the latest go at once
+	unanswered map[uint64]int    // by epoch
+	answered   chan struct{}     // closed when items are answered, for a waiting Flush
+	idle       bool              // the dispatcher waits, until wakesAt (zero: until woken)
+	wakesAt    time.Time
+	giveUp     context.Context // ends when Close's ctx ended first: retries stop, the rest fail
+	abandon    context.CancelCauseFunc
+
 	stopOnce  sync.Once
 	wg        sync.WaitGroup
 	finish    func() // unregisters from the client
@@ -83,10 +105,6 @@ type Producer struct {
 // NewProducer starts a Producer that publishes through c. It validates cfg (an error wrapping
 // ErrInvalidOption names the field) and returns ErrClosed on a closed Client.
 func (c *Client) NewProducer(cfg ProducerConfig) (*Producer, error) {
-	return c.newProducer(cfg, producerLanes)
-}
-
-func (c *Client) newProducer(cfg ProducerConfig, lanes int) (*Producer, error) {
 	switch {
 	case cfg.Linger < 0:
 		return nil, invalidOption("ProducerConfig.Linger", cfg.Linger, "must not be negative")
@@ -98,7 +116,8 @@ func (c *Client) newProducer(cfg ProducerConfig, lanes int) (*Producer, error) {
 			fmt.Sprintf("must be positive (0: %d)", defaultMaxBuffered))
 	}
 	p := &Producer{c: c, linger: cfg.Linger, maxBatch: cfg.MaxBatch, onResult: cfg.OnResult,
-		closing: make(chan struct{}), closeDone: make(chan struct{})}
+		closing: make(chan struct{}), wake: make(chan struct{}, 1), closeDone: make(chan struct{}),
+		lanes: map[laneKey]*lane{}, unanswered: map[uint64]int{}, retrying: laneHeap{byRetry: true}}
 	if p.linger == 0 {
 		p.linger = defaultLinger
 	}
@@ -116,14 +135,8 @@ func (c *Client) newProducer(cfg ProducerConfig, lanes int) (*Producer, error) {
 	p.finish = finish
 	p.room = make(chan struct{}, buffered)
 	p.giveUp, p.abandon = context.WithCancelCause(context.Background())
-	p.lanes = make([]*lane, lanes)
-	for i := range p.lanes {
-		p.lanes[i] = &lane{p: p, wake: make(chan struct{}, 1)}
-	}
-	p.wg.Add(len(p.lanes))
-	for _, l := range p.lanes {
-		go l.run()
-	}
+	p.wg.Add(1)
+	go p.dispatch()
 	go p.closeWithClient(done)
 	return p, nil
 }
@@ -147,17 +160,22 @@ func (p *Producer) closeWithClient(clientDone <-chan struct{}) {
 // blocks until there is room or ctx ends (returning ctx's error; the item is not accepted).
 // After Close, Send returns ErrClosed.
 func (p *Producer) Send(ctx context.Context, queue string, item PushItem) error {
-	if p.closed.Load() || p.c.isClosed() {
+	if p.refused.Load() || p.c.isClosed() {
 		return ErrClosed
 	}
 	if err := checkNameField("queue", queue); err != nil {
 		return err
 	}
-	w, err := encodePushItem("item", -1, queue, "", item)
+	now := time.Now()
+	scratch := getBuffer()
+	scratch.Grow(512)
+	enc, idAt, err := appendPushItem(scratch.AvailableBuffer(), "item", -1, queue, "", &item, now)
 	if err != nil {
+		putBuffer(scratch)
 		return err
 	}
-	item.TransactionID = w.TransactionID
+	q := queued{at: now, queue: queue, item: item, enc: bytes.Clone(enc), idAt: idAt}
+	putBuffer(scratch)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -168,54 +186,98 @@ func (p *Producer) Send(ctx context.Context, queue string, item PushItem) error 
 	case <-p.closing:
 		return ErrClosed
 	}
-	p.mu.RLock()
-	if p.closed.Load() {
-		p.mu.RUnlock()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
 		<-p.room
 		return ErrClosed
 	}
-	stuck := p.stuck()
-	p.lanes[laneIndex(w.Queue, w.Partition, len(p.lanes))].add(queue, item, w, stuck)
-	p.mu.RUnlock()
-	if stuck {
-		for _, l := range p.lanes {
-			l.poke()
+	p.seq++
+	q.seq, q.epoch = p.seq, p.epoch
+	p.unanswered[q.epoch]++
+	key := laneKey{queue, partitionName(item.Partition)}
+	l := p.lanes[key]
+	if l == nil {
+		l = &lane{key: key}
+		p.lanes[key] = l
+	}
+	l.items.push(q)
+	full := len(p.room) == cap(p.room)
+	if !l.busy && l.fails == 0 {
+		p.readyItems++
+		if l.items.len() == 1 {
+			heap.Push(&p.ready, l)
 		}
+	}
+	// The dispatcher needs waking to time the linger of an item due before it would wake, for
+	// a full request, or when no more items can come.
+	wake := p.idle && p.requests < producerRequests &&
+		(p.wakesAt.IsZero() || now.Add(p.linger).Before(p.wakesAt) || p.readyItems >= p.maxBatch || full)
+	if wake {
+		p.idle = false
+	}
+	p.mu.Unlock()
+	if wake {
+		p.poke()
 	}
 	return nil
 }
 
-// stuck reports whether the buffer is full with no request in flight: no answer will make room,
-// so no more items can come, and lingering would only wait.
-func (p *Producer) stuck() bool {
-	return len(p.room) == cap(p.room) && p.inFlight.Load() == 0
+func (p *Producer) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Flush sends what is buffered without waiting for Linger and returns nil once every item
 // accepted before the call is answered (its OnResult has returned, with a result or an error),
 // or ctx's error when ctx ends first.
 func (p *Producer) Flush(ctx context.Context) error {
-	targets := make([]uint64, len(p.lanes))
-	for i, l := range p.lanes {
-		targets[i] = l.flushUpTo()
-	}
-	for i, l := range p.lanes {
-		if err := l.waitAnswered(ctx, targets[i]); err != nil {
-			return err
+	p.mu.Lock()
+	epoch := p.epoch
+	p.epoch++
+	p.mu.Unlock()
+	p.poke()
+	for {
+		p.mu.Lock()
+		if p.flushed(epoch) {
+			p.mu.Unlock()
+			return nil
+		}
+		if p.answered == nil {
+			p.answered = make(chan struct{})
+		}
+		ch := p.answered
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	return nil
+}
+
+// flushed reports whether every item accepted up to epoch is answered.
+func (p *Producer) flushed(epoch uint64) bool {
+	for e := range p.unanswered {
+		if e <= epoch {
+			return false
+		}
+	}
+	return true
 }
 
 // Close refuses new items (Send returns ErrClosed), flushes, stops the Producer and returns
 // nil once every accepted item is answered. When ctx ends first, it stops retrying, reports
 // every unanswered item to OnResult with an error wrapping ErrClosed (and ErrOutcomeUnknown
-// for an item whose request was sent but not answered: it may be stored), and returns ctx's
-// error. Close is idempotent.
+// for an item a request may have stored without an answer), and returns ctx's error. Close is
+// idempotent.
 func (p *Producer) Close(ctx context.Context) error {
 	p.mu.Lock()
-	if !p.closed.Load() {
-		p.closed.Store(true)
+	if !p.closed {
+		p.closed = true
+		p.refused.Store(true)
 		close(p.closing)
 	}
 	p.mu.Unlock()
@@ -224,9 +286,10 @@ func (p *Producer) Close(ctx context.Context) error {
 		p.abandon(err)
 	}
 	p.stopOnce.Do(func() {
-		for _, l := range p.lanes {
-			l.stop()
-		}
+		p.mu.Lock()
+		p.stopping = true
+		p.mu.Unlock()
+		p.poke()
 		p.wg.Wait()
 		close(p.closeDone)
 	})
@@ -234,9 +297,370 @@ func (p *Producer) Close(ctx context.Context) error {
 	return err
 }
 
-// report hands one item's outcome to OnResult. A panic in OnResult is logged, so the other
-// items still get theirs.
-func (p *Producer) report(queue string, item PushItem, res PushResult, err error) {
+// dispatch starts each request as soon as one is due and there is a slot for it, until the
+// Producer stops.
+func (p *Producer) dispatch() {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		p.idle = false
+		if p.giveUp.Err() != nil {
+			if left := p.takeWaiting(); len(left) > 0 {
+				p.mu.Unlock()
+				p.answerEach(left, func(q *queued) error { return closedError(context.Cause(p.giveUp), q.maybeStored) })
+				continue
+			}
+		}
+		if p.stopping && p.requests == 0 && len(p.lanes) == 0 {
+			p.mu.Unlock()
+			return
+		}
+		now := time.Now()
+		if batch, lanes, resend := p.next(now); batch != nil {
+			p.mu.Unlock()
+			p.wg.Add(1)
+			go p.run(batch, lanes, resend)
+			continue
+		}
+		wait := p.nextDue(now)
+		p.idle, p.wakesAt = true, time.Time{}
+		if wait > 0 {
+			p.wakesAt = now.Add(wait)
+		}
+		p.mu.Unlock()
+		var due <-chan time.Time
+		var timer *time.Timer
+		if wait > 0 {
+			timer = time.NewTimer(wait)
+			due = timer.C
+		}
+		var gaveUp <-chan struct{}
+		if p.giveUp.Err() == nil {
+			gaveUp = p.giveUp.Done()
+		}
+		select {
+		case <-p.wake:
+		case <-due:
+		case <-gaveUp:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// next takes the items of the request due now, if any, and marks their lanes busy: a failing
+// lane's resend once its backoff is over, alone; else, when the oldest waiting item has
+// lingered enough, a full request is possible, a Flush or Close asks, or the buffer is full,
+// the oldest waiting lanes' items up to MaxBatch.
+func (p *Producer) next(now time.Time) (batch []queued, lanes []*lane, resend bool) {
+	if p.requests >= producerRequests {
+		return nil, nil, false
+	}
+	if p.resends < producerResends && p.retrying.Len() > 0 && !p.retrying.lanes[0].retryAt.After(now) {
+		l := heap.Pop(&p.retrying).(*lane)
+		l.busy = true
+		p.requests++
+		p.resends++
+		batch, _ = p.take(nil, l, 0)
+		return batch, []*lane{l}, true
+	}
+	if p.ready.Len() == 0 {
+		return nil, nil, false
+	}
+	oldest := p.ready.lanes[0].items.at(0)
+	due := p.readyItems >= p.maxBatch || len(p.room) == cap(p.room) || p.stopping ||
+		oldest.epoch < p.epoch || now.Sub(oldest.at) >= p.linger
+	if !due {
+		return nil, nil, false
+	}
+	size := len(pushBodyHead) + len(pushBodyTail)
+	for p.ready.Len() > 0 && len(batch) < p.maxBatch {
+		l := p.ready.lanes[0]
+		waiting := l.items.len()
+		if batch, size = p.take(batch, l, size); l.items.len() == waiting {
+			break // the request is full by size
+		}
+		heap.Pop(&p.ready)
+		p.readyItems -= waiting
+		l.busy = true
+		lanes = append(lanes, l)
+	}
+	p.requests++
+	return batch, lanes, false
+}
+
+// take moves the first items of l to batch while batch stays within MaxBatch items and,
+// unless it is empty, maxPushBytes (size counts the body as encoded so far).
+func (p *Producer) take(batch []queued, l *lane, size int) ([]queued, int) {
+	k := 0
+	for k < l.items.len() && len(batch)+k < p.maxBatch {
+		s := len(l.items.at(k).enc) + 1
+		if size+s > maxPushBytes && len(batch)+k > 0 {
+			break
+		}
+		size += s
+		k++
+	}
+	return l.items.take(batch, k), size
+}
+
+// nextDue is how long until a request may be due without anything else happening (0: never):
+// the oldest item's linger, or the soonest end of a failing lane's backoff.
+func (p *Producer) nextDue(now time.Time) time.Duration {
+	if p.requests >= producerRequests {
+		return 0 // an answer wakes the dispatcher
+	}
+	var wait time.Duration
+	if p.ready.Len() > 0 {
+		wait = max(p.ready.lanes[0].items.at(0).at.Add(p.linger).Sub(now), time.Microsecond)
+	}
+	if p.resends < producerResends && p.retrying.Len() > 0 {
+		w := max(p.retrying.lanes[0].retryAt.Sub(now), time.Microsecond)
+		if wait == 0 || w < wait {
+			wait = w
+		}
+	}
+	return wait
+}
+
+// takeWaiting removes every item no request carries, for Close to give up on.
+func (p *Producer) takeWaiting() []queued {
+	var left []queued
+	for key, l := range p.lanes {
+		if l.busy {
+			continue
+		}
+		left = l.items.take(left, l.items.len())
+		if l.fails > 0 {
+			p.failing--
+		}
+		delete(p.lanes, key)
+	}
+	p.ready.lanes, p.retrying.lanes, p.readyItems = p.ready.lanes[:0], p.retrying.lanes[:0], 0
+	return left
+}
+
+// run sends one request and settles its items and lanes.
+func (p *Producer) run(batch []queued, lanes []*lane, resend bool) {
+	defer p.wg.Done()
+	done, err := p.deliver(batch)
+	p.settle(lanes, batch[done:], err, resend)
+}
+
+// deliver sends items and answers those it can: every item once stored, an item the broker
+// refuses with its error, all of them after a final failure. A request refused with a 4xx
+// other than 401 and 403 is split in two, sent one half after the other, which keeps each
+// partition's order. It returns how many items, from the first, it answered: after a failure
+// worth retrying (err) the rest are to be sent again.
+func (p *Producer) deliver(items []queued) (done int, err error) {
+	results, err := p.push(items)
+	if err == nil {
+		p.answer(items, results)
+		return len(items), nil
+	}
+	if errors.Is(err, ErrOutcomeUnknown) {
+		for i := range items {
+			items[i].maybeStored = true
+		}
+	}
+	if p.giveUp.Err() != nil {
+		p.answerEach(items, func(q *queued) error { return closedError(context.Cause(p.giveUp), q.maybeStored) })
+		return len(items), nil
+	}
+	switch p.failure(err, len(items)) {
+	case splitRequest:
+		half := len(items) / 2
+		if n, err := p.deliver(items[:half]); n < half {
+			return n, err
+		}
+		n, err := p.deliver(items[half:])
+		return half + n, err
+	case retryRequest:
+		return 0, err
+	}
+	p.answerEach(items, func(q *queued) error { return q.finalError(err) })
+	return len(items), nil
+}
+
+// sameLane reports whether items all belong to one (queue, partition).
+func sameLane(items []queued) bool {
+	for i := range items {
+		if items[i].queue != items[0].queue || partitionName(items[i].item.Partition) != partitionName(items[0].item.Partition) {
+			return false
+		}
+	}
+	return true
+}
+
+func partitionName(p string) string {
+	if p == "" {
+		return "Default"
+	}
+	return p
+}
+
+// A failed request is sent again, split, or its items get the error.
+type pushFailure int
+
+const (
+	finalFailure pushFailure = iota
+	retryRequest
+	splitRequest
+)
+
+// failure says what to do with a request of n items that failed with err.
+func (p *Producer) failure(err error, n int) pushFailure {
+	if errors.Is(err, ErrClosed) || errors.Is(err, ErrInvalidOption) {
+		return finalFailure
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		code := apiErr.StatusCode
+		switch {
+		case apiErr.Temporary():
+			if p.c.http.RetryMax == 0 {
+				return finalFailure
+			}
+			return retryRequest
+		case code == http.StatusUnauthorized || code == http.StatusForbidden || code < 400 || n == 1:
+			return finalFailure
+		}
+		return splitRequest
+	}
+	if p.c.http.RetryMax == 0 || permanentTransportError(err) {
+		return finalFailure
+	}
+	return retryRequest
+}
+
+// push sends items in one request, made of their encodings. A request that carries several
+// lanes is tried once: after a failure, each of its lanes is sent again alone, so the one at
+// fault cannot hold back the others.
+func (p *Producer) push(items []queued) ([]PushResult, error) {
+	body := getBuffer()
+	defer putBuffer(body)
+	body.WriteString(pushBodyHead)
+	for i := range items {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		body.Write(items[i].enc)
+	}
+	body.WriteString(pushBodyTail)
+	first := &items[0]
+	return p.c.push(p.giveUp, affinityKey(first.queue, first.item.Partition, ""), body.Bytes(), len(items),
+		make([]PushResult, 0, len(items)), func(i int) string { return items[i].transactionID(nil) }, !sameLane(items))
+}
+
+// settle ends a request: the items to send again go back to the front of their lanes, which
+// start failing (or fail once more) and wait out a backoff; the other lanes are healthy again.
+func (p *Producer) settle(lanes []*lane, again []queued, err error, resend bool) {
+	p.mu.Lock()
+	p.requests--
+	if resend {
+		p.resends--
+	}
+	for i := len(again) - 1; i >= 0; i-- {
+		q := &again[i]
+		l := p.lanes[laneKey{q.queue, partitionName(q.item.Partition)}]
+		l.items.unshift(*q)
+		l.failed = true
+	}
+	now := time.Now()
+	var started, recovered bool
+	var sick *lane
+	for _, l := range lanes {
+		l.busy = false
+		if l.failed {
+			l.failed = false
+			l.fails++
+			if l.fails == 1 {
+				p.failing++
+				started = started || p.failing == 1
+				sick = l
+			}
+			// After a request of several lanes, which one is at fault is not known: each is sent
+			// again at once, alone, with the transport's retries; after its own, it waits.
+			l.retryAt = now
+			if len(lanes) == 1 {
+				l.retryAt = now.Add(transportBackoff(p.c.http.RetryWaitMin, p.c.http.RetryWaitMax).wait(l.fails))
+			}
+			heap.Push(&p.retrying, l)
+			continue
+		}
+		if l.fails > 0 {
+			l.fails = 0
+			p.failing--
+			recovered = recovered || p.failing == 0 && p.giveUp.Err() == nil
+		}
+		if l.items.len() == 0 {
+			delete(p.lanes, l.key)
+			continue
+		}
+		heap.Push(&p.ready, l)
+		p.readyItems += l.items.len()
+	}
+	waiting := len(p.room)
+	p.mu.Unlock()
+	clear(again)
+	switch {
+	case started:
+		p.c.logger.Warn("queen: Producer pushes are failing; their items are kept and sent again",
+			"queue", sick.key.queue, "partition", sick.key.partition, "waiting", waiting, "error", err)
+	case recovered:
+		p.c.logger.Warn("queen: Producer pushes succeed again", "waiting", waiting)
+	}
+	p.poke()
+}
+
+// answer reports stored items with their results.
+func (p *Producer) answer(items []queued, results []PushResult) {
+	p.report(items, func(i int) (PushResult, error) { return results[i], nil })
+}
+
+// answerEach reports items that failed, each with its own error.
+func (p *Producer) answerEach(items []queued, errOf func(q *queued) error) {
+	p.report(items, func(i int) (PushResult, error) {
+		q := &items[i]
+		return PushResult{TransactionID: q.transactionID(nil), Offset: -1}, errOf(q)
+	})
+}
+
+// report hands items' outcomes to OnResult (with none, a failure is logged, one line for
+// them all), frees their room, and counts them answered.
+func (p *Producer) report(items []queued, outcome func(i int) (PushResult, error)) {
+	for range items {
+		<-p.room // first, so an OnResult that calls Send never waits on its own request
+	}
+	if p.onResult != nil {
+		for i := range items {
+			res, err := outcome(i)
+			q := &items[i]
+			q.item.TransactionID = q.transactionID(&res)
+			p.callOnResult(q.queue, q.item, res, err)
+		}
+	} else if _, err := outcome(0); err != nil { // one line for the items, not one per item
+		p.c.logger.Warn("queen: Producer could not push items", "items", len(items),
+			"queue", items[0].queue, "transactionId", items[0].transactionID(nil), "error", err)
+	}
+	p.mu.Lock()
+	for i := range items {
+		e := items[i].epoch
+		if p.unanswered[e]--; p.unanswered[e] == 0 {
+			delete(p.unanswered, e)
+		}
+	}
+	if p.answered != nil {
+		close(p.answered)
+		p.answered = nil
+	}
+	p.mu.Unlock()
+}
+
+// callOnResult hands one item's outcome to OnResult. A panic in OnResult is logged, so the
+// other items still get theirs.
+func (p *Producer) callOnResult(queue string, item PushItem, res PushResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			p.c.logger.Error("queen: Producer OnResult panicked", "queue", queue,
@@ -246,236 +670,86 @@ func (p *Producer) report(queue string, item PushItem, res PushResult, err error
 	p.onResult(queue, item, res, err)
 }
 
-// retryable reports whether a failed push request is worth sending again.
-func (p *Producer) retryable(err error) bool {
-	if p.c.http.RetryMax == 0 || errors.Is(err, ErrClosed) || errors.Is(err, ErrInvalidOption) {
-		return false
+// closedError is the final error of an item Close gave up on; maybeStored tells whether a
+// request carrying it may have reached the broker without an answer.
+func closedError(cause error, maybeStored bool) error {
+	if maybeStored {
+		return &wrapped{msg: fmt.Sprintf("queen: Producer closed before the push was answered (%v): the item may have been stored", cause),
+			errs: []error{ErrClosed, ErrOutcomeUnknown}}
 	}
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.Temporary()
-	}
-	return !permanentTransportError(err)
+	return &wrapped{msg: fmt.Sprintf("queen: Producer closed before the item was sent (%v)", cause),
+		errs: []error{ErrClosed}}
 }
 
-// closedError is the final error of an item Close gave up on; sent tells whether its request
-// had left, so the broker may have stored it.
-func closedError(cause error, sent bool) error {
-	if sent {
-		return fmt.Errorf("queen: Producer closed before the push was answered (%v): %w: %w",
-			cause, ErrClosed, ErrOutcomeUnknown)
-	}
-	return fmt.Errorf("queen: Producer closed before the item was sent (%v): %w", cause, ErrClosed)
-}
-
-// laneIndex maps a (queue, partition) to its lane; "" and "Default" are one partition.
-func laneIndex(queue, partition string, lanes int) int {
-	if partition == "" {
-		partition = "Default"
-	}
-	h := maphash.Comparable(laneSeed, laneKey{queue, partition})
-	return int(h % uint64(lanes))
-}
-
-// laneSeed keys laneIndex's hash for the life of the process.
-var laneSeed = maphash.MakeSeed()
-
-// laneKey is what picks an item's lane.
+// laneKey is an item's (queue, partition); "" and "Default" are one partition.
 type laneKey struct{ queue, partition string }
 
 // queued is one accepted item.
 type queued struct {
-	seq   uint64
-	at    time.Time // when Send accepted it
-	queue string
-	item  PushItem
-	wire  wire.PushItem
+	seq         uint64
+	epoch       uint64
+	at          time.Time // when Send accepted it
+	queue       string
+	item        PushItem
+	enc         []byte // its JSON object in a push body
+	idAt        int    // where the transactionId made for it starts in enc; -1: its own
+	maybeStored bool   // a request carrying it may have reached the broker without an answer
 }
 
-// lane sends, one request at a time, the items of the (queue, partition)s that map to it.
+// transactionID is the item's transactionId: the result's, its own, or the one made for it.
+func (q *queued) transactionID(res *PushResult) string {
+	switch {
+	case res != nil && res.TransactionID != "":
+		return res.TransactionID
+	case q.idAt < 0:
+		return q.item.TransactionID
+	}
+	return string(q.enc[q.idAt : q.idAt+idLen])
+}
+
+// finalError is the error OnResult gets for the item after err, the last failure of a
+// request that carried it: one that may have been stored says so.
+func (q *queued) finalError(err error) error {
+	if q.maybeStored && !errors.Is(err, ErrOutcomeUnknown) {
+		return &outcomeUnknownError{method: http.MethodPost, path: route.Push.Path(), err: err}
+	}
+	return err
+}
+
+// lane is the items of one (queue, partition) not yet answered, in Send order. At most one
+// request carries some of them at a time.
 type lane struct {
-	p    *Producer
-	wake chan struct{} // buffered 1: something changed that the run loop should see
-
-	mu       sync.Mutex
-	items    itemQueue // accepted, not yet sent, in Send order
-	accepted uint64    // seq of the last accepted item
-	answered uint64    // every item up to this seq is answered
-	flushTo  uint64    // items up to this seq go without lingering
-	stopped  bool      // no more items will come
-	changed  chan struct{}
+	key     laneKey
+	items   itemQueue // not in a request, in Send order
+	busy    bool      // a request carries some of its items
+	failed  bool      // the request that carried them failed: they are to be sent again
+	fails   int       // requests failed in a row; a failing lane is sent alone
+	retryAt time.Time // when a failing lane is sent again
 }
 
-func (l *lane) poke() {
-	select {
-	case l.wake <- struct{}{}:
-	default:
-	}
+// laneHeap orders lanes: waiting ones by their oldest item, failing ones by the end of their
+// backoff.
+type laneHeap struct {
+	lanes   []*lane
+	byRetry bool
 }
 
-func (l *lane) add(queue string, item PushItem, w wire.PushItem, stuck bool) {
-	l.mu.Lock()
-	l.accepted++
-	l.items.push(queued{seq: l.accepted, at: time.Now(), queue: queue, item: item, wire: w})
-	// The run loop needs waking when it waits with nothing to do, or when a request is full.
-	wake := l.items.len() == 1 || l.items.len() == l.p.maxBatch || stuck
-	l.mu.Unlock()
-	if wake {
-		l.poke()
+func (h laneHeap) Len() int { return len(h.lanes) }
+
+func (h laneHeap) Less(i, j int) bool {
+	if h.byRetry {
+		return h.lanes[i].retryAt.Before(h.lanes[j].retryAt)
 	}
+	return h.lanes[i].items.at(0).seq < h.lanes[j].items.at(0).seq
 }
 
-func (l *lane) flushUpTo() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.flushTo < l.accepted {
-		l.flushTo = l.accepted
-		l.poke()
-	}
-	return l.accepted
-}
+func (h laneHeap) Swap(i, j int) { h.lanes[i], h.lanes[j] = h.lanes[j], h.lanes[i] }
 
-func (l *lane) waitAnswered(ctx context.Context, seq uint64) error {
-	for {
-		l.mu.Lock()
-		if l.answered >= seq {
-			l.mu.Unlock()
-			return nil
-		}
-		if l.changed == nil {
-			l.changed = make(chan struct{})
-		}
-		ch := l.changed
-		l.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
+func (h *laneHeap) Push(x any) { h.lanes = append(h.lanes, x.(*lane)) }
 
-func (l *lane) stop() {
-	l.mu.Lock()
-	l.stopped = true
-	l.mu.Unlock()
-	l.poke()
-}
-
-// run sends the lane's items until the Producer stops.
-func (l *lane) run() {
-	defer l.p.wg.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var batch []queued
-	for {
-		l.mu.Lock()
-		n := l.items.len()
-		if n == 0 && l.stopped {
-			l.mu.Unlock()
-			return
-		}
-		if n > 0 && l.p.giveUp.Err() != nil {
-			batch = l.items.take(batch[:0], n)
-			l.mu.Unlock()
-			l.answer(batch, nil, closedError(context.Cause(l.p.giveUp), false))
-			continue
-		}
-		var wait time.Duration
-		if n > 0 && n < l.p.maxBatch && l.flushTo < l.items.at(0).seq && !l.stopped && !l.p.stuck() {
-			wait = l.p.linger - time.Since(l.items.at(0).at)
-		}
-		if n == 0 || wait > 0 {
-			l.mu.Unlock()
-			var expired <-chan time.Time
-			if n > 0 {
-				timer.Reset(wait)
-				expired = timer.C
-			}
-			var gaveUp <-chan struct{}
-			if l.p.giveUp.Err() == nil {
-				gaveUp = l.p.giveUp.Done()
-			}
-			select {
-			case <-l.wake:
-			case <-expired:
-			case <-gaveUp:
-			}
-			timer.Stop()
-			continue
-		}
-		k := requestLen(n, l.p.maxBatch, func(i int) int { return pushItemSize(&l.items.at(i).wire) })
-		batch = l.items.take(batch[:0], k)
-		l.mu.Unlock()
-		l.send(batch)
-	}
-}
-
-// send pushes one request, again after each temporary failure, and answers its items.
-func (l *lane) send(batch []queued) {
-	wires := make([]wire.PushItem, len(batch))
-	for i := range batch {
-		wires[i] = batch[i].wire
-	}
-	affinity := affinityKey(wires[0].Queue, wires[0].Partition, "")
-	l.p.inFlight.Add(1)
-	done := func(results []PushResult, err error) {
-		l.p.inFlight.Add(-1) // before the answer makes room, so the Sends it lets in see it
-		l.answer(batch, results, err)
-	}
-	for attempt := 0; ; attempt++ {
-		results, err := l.p.c.pushChunk(l.p.giveUp, affinity, wires)
-		switch {
-		case err == nil:
-			done(results, nil)
-			return
-		case l.p.giveUp.Err() != nil:
-			done(nil, closedError(context.Cause(l.p.giveUp), true))
-			return
-		case !l.p.retryable(err):
-			done(nil, err)
-			return
-		}
-		l.p.c.logger.Debug("queen: Producer push failed, sending it again", "items", len(wires),
-			"attempt", attempt+1, "error", err)
-		wait := time.NewTimer(transportBackoff(l.p.c.http.RetryWaitMin, l.p.c.http.RetryWaitMax).wait(attempt + 1))
-		select {
-		case <-wait.C:
-		case <-l.p.giveUp.Done():
-		}
-		wait.Stop()
-	}
-}
-
-// answer reports a request's items, frees their room and moves the lane's answered mark.
-func (l *lane) answer(batch []queued, results []PushResult, err error) {
-	for range batch {
-		<-l.p.room // first, so an OnResult that calls Send never waits on its own request
-	}
-	if l.p.onResult == nil {
-		if err != nil { // one line for the request, not one per item
-			l.p.c.logger.Warn("queen: Producer could not push items", "items", len(batch),
-				"queue", batch[0].queue, "transactionId", batch[0].wire.TransactionID, "error", err)
-		}
-	} else {
-		for i := range batch {
-			q := &batch[i]
-			var res PushResult
-			if err == nil {
-				res = results[i]
-			} else {
-				res = PushResult{TransactionID: q.wire.TransactionID, Offset: -1}
-			}
-			l.p.report(q.queue, q.item, res, err)
-		}
-	}
-	last := batch[len(batch)-1].seq
-	clear(batch) // drop the references before the batch slice is reused
-	l.mu.Lock()
-	l.answered = last
-	if l.changed != nil {
-		close(l.changed)
-		l.changed = nil
-	}
-	l.mu.Unlock()
+func (h *laneHeap) Pop() any {
+	last := h.lanes[len(h.lanes)-1]
+	h.lanes[len(h.lanes)-1] = nil
+	h.lanes = h.lanes[:len(h.lanes)-1]
+	return last
 }

@@ -25,9 +25,9 @@ import (
 //	go test -run '^$' -bench 'BenchmarkProducer' -benchtime 20000x -count 3 .
 //
 // push-1 calls Push with one item per call; push-1000 calls Push with 1,000-item slices; send
-// calls Producer.Send with one item per call and Flushes at the end, with the default config
-// and one lane (lanes=N varies the requests in flight). partitions=1 puts every item in one
-// partition (one request in flight at a time keeps their order); partitions=16 keys them.
+// calls Producer.Send with one item per call and Flushes at the end, with the default config.
+// partitions=1 puts every item in one partition (one request in flight at a time keeps their
+// order); partitions=16 keys them, so several requests can be in flight.
 func BenchmarkProducer(b *testing.B) {
 	const goroutines = 8
 	for _, parts := range []int{1, 16} {
@@ -69,27 +69,21 @@ func BenchmarkProducer(b *testing.B) {
 			wg.Wait()
 			reportItems(b)
 		})
-		for _, lanes := range []int{1, 2, 4, 8} {
-			name := fmt.Sprintf("partitions=%d/send/lanes=%d", parts, lanes)
-			if lanes == producerLanes {
-				name = fmt.Sprintf("partitions=%d/send", parts)
-			}
-			b.Run(name, func(b *testing.B) { benchSend(b, goroutines, parts, lanes) })
-		}
+		b.Run(fmt.Sprintf("partitions=%d/send", parts), func(b *testing.B) { benchSend(b, goroutines, parts) })
 	}
 }
 
-func benchSend(b *testing.B, goroutines, parts, lanes int) {
+func benchSend(b *testing.B, goroutines, parts int) {
 	c := benchClient(b)
 	sentAt := make([]int64, b.N)
 	var waited, latency atomic.Int64
-	p, err := c.newProducer(ProducerConfig{OnResult: func(_ string, item PushItem, _ PushResult, err error) {
+	p, err := c.NewProducer(ProducerConfig{OnResult: func(_ string, item PushItem, _ PushResult, err error) {
 		if err != nil {
 			b.Error(err)
 		}
 		i := item.Data.(benchData).i
 		latency.Add(time.Now().UnixNano() - sentAt[i])
-	}}, lanes)
+	}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,6 +24,17 @@ func (q *itemQueue) push(it queued) {
 	q.n++
 }
 
+// unshift puts it back in front of the others.
+func (q *itemQueue) unshift(it queued) {
+	if q.n == len(q.buf) {
+		q.push(it) // grows the ring
+		q.n--
+	}
+	q.head = (q.head - 1) & (len(q.buf) - 1)
+	q.buf[q.head] = it
+	q.n++
+}
+
 // take moves the first k items to dst, dropping the queue's references to them.
 func (q *itemQueue) take(dst []queued, k int) []queued {
 	for range k {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -80,11 +81,7 @@ func storedTx(t *testing.T, c *Client, queue, partition string) []string {
 // after applying requests and drops connections before and after.
 func TestProducerExactlyOnceUnderFaults(t *testing.T) {
 	t.Parallel()
-	for name, tc := range map[string]struct {
-		faulty bool
-		lanes  int
-	}{"clean": {false, producerLanes}, "faults": {true, producerLanes}, "faults/lanes=4": {true, 4}} {
-		faulty := tc.faulty
+	for name, faulty := range map[string]bool{"clean": false, "faults": true} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			srv := queentest.NewServer(t)
@@ -106,7 +103,7 @@ func TestProducerExactlyOnceUnderFaults(t *testing.T) {
 			}
 			c := newTestClient(t, srv.URL(), WithRetry(2, time.Millisecond, 2*time.Millisecond))
 			var got outcomes
-			p, err := c.newProducer(ProducerConfig{MaxBatch: 40, Linger: time.Millisecond, OnResult: got.record}, tc.lanes)
+			p, err := c.NewProducer(ProducerConfig{MaxBatch: 40, Linger: time.Millisecond, OnResult: got.record})
 			require.NoError(t, err)
 
 			const senders, perSender = 6, 150
@@ -270,8 +267,9 @@ func TestProducerBackpressure(t *testing.T) {
 	assert.Equal(t, []string{"0", "1", "2", "3"}, storedTx(t, c, "q", ""))
 }
 
-// Close with a broker that never answers reports every unanswered item with an error wrapping
-// ErrClosed (and ErrOutcomeUnknown for the ones whose request was sent) and returns ctx's error.
+// Close with a broker that refuses connections reports every unanswered item with an error
+// wrapping ErrClosed, and not ErrOutcomeUnknown: no request reached the broker. It returns
+// ctx's error.
 func TestProducerCloseWithDeadBroker(t *testing.T) {
 	t.Parallel()
 	for name, closeCtx := range map[string]func(t *testing.T) (context.Context, context.CancelFunc){
@@ -308,12 +306,58 @@ func TestProducerCloseWithDeadBroker(t *testing.T) {
 			}
 			for _, o := range all {
 				require.ErrorIs(t, o.err, ErrClosed)
+				assert.NotErrorIs(t, o.err, ErrOutcomeUnknown, "nothing was sent")
 				assert.Equal(t, o.item.TransactionID, o.res.TransactionID)
 			}
 			require.ErrorIs(t, p.Send(t.Context(), "q", PushItem{Data: 1}), ErrClosed)
 			require.NoError(t, p.Close(t.Context()), "a second Close has nothing to do")
 		})
 	}
+}
+
+// With retries off, the first failure to connect is every item's final error, and it says
+// nothing was sent: neither ErrClosed nor ErrOutcomeUnknown.
+func TestProducerWithoutRetriesReportsARefusedConnection(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	url := srv.URL()
+	require.NoError(t, srv.Close())
+	c := newTestClient(t, url, WithRetry(0, 0, 0))
+	var got outcomes
+	p, err := c.NewProducer(ProducerConfig{OnResult: got.record})
+	require.NoError(t, err)
+	for i := range 10 {
+		require.NoError(t, p.Send(t.Context(), fmt.Sprintf("q%d", i%2), PushItem{Data: i}))
+	}
+	require.NoError(t, p.Close(testutil.Context(t)))
+	all := got.snapshot()
+	require.Len(t, all, 10)
+	for _, o := range all {
+		require.Error(t, o.err)
+		assert.NotErrorIs(t, o.err, ErrOutcomeUnknown)
+		assert.NotErrorIs(t, o.err, ErrClosed)
+	}
+}
+
+// A Producer request whose answer was lost and that Close then gave up on is reported as
+// possibly stored.
+func TestProducerCloseAfterALostAnswerSaysItMayBeStored(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	srv.Fail(queentest.Fault{Route: "push", After: true, Times: math.MaxInt32}) // stored, never answered
+	c := newTestClient(t, srv.URL(), WithRetry(1, time.Millisecond, time.Millisecond))
+	var got outcomes
+	p, err := c.NewProducer(ProducerConfig{OnResult: got.record})
+	require.NoError(t, err)
+	require.NoError(t, p.Send(t.Context(), "q", PushItem{Data: 1}))
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, p.Close(ctx), context.DeadlineExceeded)
+	all := got.snapshot()
+	require.Len(t, all, 1)
+	require.ErrorIs(t, all[0].err, ErrClosed)
+	require.ErrorIs(t, all[0].err, ErrOutcomeUnknown)
+	assert.Equal(t, int64(1), srv.Lag("q", ""))
 }
 
 // A Send waiting for room when Close starts returns ErrClosed.
@@ -465,4 +509,29 @@ func TestItemQueueOrder(t *testing.T) {
 	push(2000)
 	take(2000)
 	require.Nil(t, q.buf, "an emptied large ring is let go")
+}
+
+// Without OnResult, final errors are logged at warn, one line per request: a refusal, and the
+// items Close gave up on.
+func TestProducerWithoutOnResultLogsFinalErrors(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t)
+	var logs testutil.LogBuffer
+	c := newTestClient(t, srv.URL(), WithLogger(jsonLogger(&logs)))
+	srv.Fail(queentest.Fault{Route: "push", Status: 400})
+	p, err := c.NewProducer(ProducerConfig{})
+	require.NoError(t, err)
+	require.NoError(t, p.Send(t.Context(), "q", PushItem{Data: 1}))
+	require.NoError(t, p.Flush(t.Context()))
+	assert.Contains(t, logs.String(), `"level":"WARN","msg":"queen: Producer could not push items","items":1,"queue":"q"`)
+	assert.Contains(t, logs.String(), `400`)
+
+	require.NoError(t, srv.Close()) // nothing answers any more
+	for i := range 3 {
+		require.NoError(t, p.Send(t.Context(), "q", PushItem{Data: i}))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, p.Close(ctx), context.Canceled)
+	assert.Contains(t, logs.String(), `Producer closed before`)
 }

@@ -13,7 +13,8 @@ import (
 // Renew extends the lease leaseID (every partition held under it) to at least now+extend,
 // and returns the new expiry. extend is sent as whole seconds, rounded up, at least 1. A
 // refused renewal (the lease expired, was released or is unknown) returns an error wrapping
-// ErrLeaseExpired.
+// ErrLeaseExpired; one whose answer was lost, with retries off or after the last retry, an
+// error wrapping ErrOutcomeUnknown: the lease may have been extended.
 func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration) (time.Time, error) {
 	if leaseID == "" {
 		return time.Time{}, invalidOption("leaseID", `""`, "needs the leaseId of a pop")
@@ -29,8 +30,9 @@ func (c *Client) Renew(ctx context.Context, leaseID string, extend time.Duration
 	if err != nil {
 		return time.Time{}, err
 	}
+	// An extend may be resent, but one whose answer was lost may have been applied.
 	req := request{method: http.MethodPost, path: route.Extend.Path(leaseID), body: raw,
-		route: route.Extend}
+		route: route.Extend, once: true}
 	buf := getBuffer()
 	defer putBuffer(buf)
 	if _, err := c.send(ctx, &req, buf); err != nil {

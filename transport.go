@@ -28,10 +28,12 @@ type request struct {
 	poll     time.Duration // > 0: a long poll; its deadline is poll+pollMargin, not the http.Client's Timeout
 	route    route.Route   // for Hooks.Request; the zero value: found from the path
 	items    int           // messages or ack items carried, for Hooks.Request
-	// once marks a call that is not safe to repeat; send then sets answerLost when an attempt
-	// failed after the request may have reached the broker.
+	// once marks a call that changes state, whose lost answer must not read as "nothing was
+	// applied": send then sets answerLost when an attempt failed after the request may have
+	// reached the broker.
 	once       bool
 	answerLost bool
+	oneTry     bool   // the transport does not retry it: the caller does, its own way
 	date       string // the answer's Date header, once answered
 }
 
@@ -53,6 +55,9 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	if c.isClosed() {
 		return 0, ErrClosed
 	}
+	if err := ctx.Err(); err != nil {
+		return 0, c.transportError(r, err) // never sent: nothing was applied
+	}
 	rc := c.http
 	if r.poll > 0 {
 		var cancel context.CancelFunc
@@ -63,6 +68,7 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	a := &attempt{c: c, req: r, current: c.pickServer(r.affinity, nil)}
 	ctx = context.WithValue(ctx, attemptKey{}, a)
 	if r.once {
+		a.sent.reports = c.transportReports()
 		ctx = a.sent.trace(ctx)
 	}
 
@@ -105,6 +111,25 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 		return resp.StatusCode, err
 	}
 	return resp.StatusCode, nil
+}
+
+// transportReports reports whether the client's requests go through the standard transport,
+// which tells an httptrace.ClientTrace when it asks for a connection and when it has written a
+// request, for every request.
+func (c *Client) transportReports() bool {
+	t := c.http.HTTPClient.Transport
+	if timed, ok := t.(tryTimeout); ok {
+		t = timed.next
+	}
+	live, ok := t.(liveTransport)
+	if !ok {
+		return false
+	}
+	if t = live.hc.Transport; t == nil {
+		t = http.DefaultTransport
+	}
+	_, ok = t.(*http.Transport)
+	return ok
 }
 
 // apiError turns a non-2xx answer into an *APIError, accepting non-JSON bodies (a 0.15

@@ -3,6 +3,7 @@ package queen
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -39,7 +40,13 @@ func attemptOf(ctx context.Context) *attempt {
 	return a
 }
 
+// newRetryClient sends through hc, the client's own copy of the http.Client it was given.
 func (c *Client) newRetryClient(hc *http.Client, cfg clientConfig) *retryablehttp.Client {
+	if hc.Timeout > 0 {
+		// http.Client bounds a request with a timer and a goroutine of its own; a deadline on
+		// each try's context bounds it the same way, for less.
+		hc.Transport, hc.Timeout = tryTimeout{next: hc.Transport, timeout: hc.Timeout}, 0
+	}
 	rc := &retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     cfg.retryMax,
@@ -69,6 +76,7 @@ func tryStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
 func afterTry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	retry, stop := checkRetry(ctx, resp, err)
 	if a := attemptOf(ctx); a != nil {
+		retry = retry && !a.req.oneTry
 		a.ended(resp, err, retry)
 	}
 	return retry, stop
@@ -177,4 +185,34 @@ func retryWait(minWait, maxWait time.Duration, n int, resp *http.Response) time.
 		}
 	}
 	return transportBackoff(minWait, maxWait).wait(n + 1)
+}
+
+// tryTimeout ends each try sent through next once timeout has passed, reading the answer's
+// body included, as http.Client's Timeout does.
+type tryTimeout struct {
+	next    http.RoundTripper
+	timeout time.Duration
+}
+
+func (t tryTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
+	resp, err := t.next.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return resp, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose is an answer's body whose try ends when it is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }

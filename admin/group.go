@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
@@ -10,7 +9,8 @@ import (
 
 // DeleteConsumerGroup forgets the group on every queue: its cursors, live leases (their lease
 // ids become unknown), retry counters and stored start, so its next pop starts afresh. Dead
-// letters it filed stay. A group with no state gives ErrNotFound.
+// letters it filed stay. A group with no state gives ErrNotFound, unless the request had to be
+// sent again after its answer was lost (queen.ErrOutcomeUnknown: the first may have deleted it).
 func (a *Admin) DeleteConsumerGroup(ctx context.Context, group string) error {
 	if err := validName("group", group); err != nil {
 		return err
@@ -33,11 +33,12 @@ func (a *Admin) DeleteConsumerGroupOnQueue(ctx context.Context, group, queue str
 // that deleted nothing, so no deleted partition means not found on every broker.
 func (a *Admin) deleteGroup(ctx context.Context, e endpoint, what string) error {
 	var answer wire.DeleteGroupAnswer
+	ctx, sends := countSends(ctx)
 	if err := a.call(ctx, e, nil, nil, &answer); err != nil {
 		return notFound(err, what)
 	}
 	if answer.DeletedPartitions != nil && *answer.DeletedPartitions == 0 {
-		return fmt.Errorf("%w: %s (the broker deleted nothing: deletedPartitions 0)", ErrNotFound, what)
+		return sends.deletedNothing(what, "deletedPartitions 0")
 	}
 	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
@@ -52,11 +54,12 @@ type PartitionLag struct {
 	Retries             int64
 }
 
-// ConsumerGroups lists every consumer group with its lag on each queue it reads.
+// ConsumerGroups lists every consumer group with its lag on each queue it reads. It reads the
+// broker's list a page of 1,000 entries at a time.
 func (a *Admin) ConsumerGroups(ctx context.Context) ([]GroupInfo, error) {
-	var list []wire.GroupSummary
-	err := a.read(ctx, at(route.GroupList), nil, "the consumer-group list", &list)
-	if err != nil && !errors.Is(err, errEmpty) {
+	list, err := readPages(ctx, a, at(route.GroupList), url.Values{}, "the consumer-group list",
+		func(s wire.GroupSummary) string { return s.Name + "\x00" + s.QueueName })
+	if err != nil {
 		return nil, err
 	}
 	slices.SortStableFunc(list, func(a, b wire.GroupSummary) int {
@@ -82,6 +85,39 @@ func (a *Admin) ConsumerGroups(ctx context.Context) ([]GroupInfo, error) {
 		g.Queues = append(g.Queues, gq)
 	}
 	return out, nil
+}
+
+// listPage is the page the SDK asks for of the group list and of the lagging list: the most a
+// broker answers at once.
+const listPage = 1000
+
+// readPages reads a list a page at a time (limit and offset) until a page comes back short.
+// A broker that ignores both (0.15) answers its whole list every time: a page holding more than
+// asked, or only entries already read, shows it, and what it gave is the list. key names an
+// entry, so that an entry shifted from one page to the next by a change between two reads is
+// kept once.
+func readPages[T any](ctx context.Context, a *Admin, e endpoint, query url.Values, what string, key func(T) string) ([]T, error) {
+	var all []T
+	seen := map[string]bool{}
+	query.Set("limit", strconv.Itoa(listPage))
+	for offset := 0; ; offset += listPage {
+		query.Set("offset", strconv.Itoa(offset))
+		var page []T
+		if err := a.read(ctx, e, query, what, &page); err != nil && !errors.Is(err, errEmpty) {
+			return nil, err
+		}
+		fresh := 0
+		for _, entry := range page {
+			if k := key(entry); !seen[k] {
+				seen[k] = true
+				all = append(all, entry)
+				fresh++
+			}
+		}
+		if len(page) != listPage || fresh == 0 {
+			return all, nil
+		}
+	}
 }
 
 // ConsumerGroup describes a group on every queue it reads, partition by partition. A group

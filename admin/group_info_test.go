@@ -3,6 +3,8 @@ package admin_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +172,51 @@ func BenchmarkConsumerGroups(b *testing.B) {
 			b.Fatalf("%d groups, %v", len(groups), err)
 		}
 	}
+}
+
+// A group list longer than a page (the broker answers at most 1,000 entries) is read whole,
+// page by page on a 2.0 broker, and at once from a 0.15 broker, which ignores paging.
+func TestConsumerGroupsReadsEveryPage(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		f := newFixtureIn(t, mode)
+		f.push(t, "wide", "", 1, 2)
+		const n = 1100
+		for i := range n {
+			require.Len(t, f.pop(t, "wide", fmt.Sprintf("g%04d", i), 1), 1)
+		}
+		groups, err := f.admin.ConsumerGroups(context.Background())
+		require.NoError(t, err)
+		require.Len(t, groups, n)
+		for i, g := range groups {
+			require.Equal(t, fmt.Sprintf("g%04d", i), g.Name, "by name, each once")
+		}
+	})
+}
+
+// A broker that ignores limit and offset and holds exactly a page's worth answers the same
+// 1,000 entries to the second page's request: they are taken once, and paging stops there.
+func TestConsumerGroupsTakeOnceWhatABrokerIgnoringPagesRepeats(t *testing.T) {
+	t.Parallel()
+	a, mt := mockAdmin(t)
+	var list strings.Builder
+	list.WriteString("[")
+	for i := range 1000 {
+		if i > 0 {
+			list.WriteString(",")
+		}
+		fmt.Fprintf(&list, `{"name":"g%04d","queueName":"q","topics":["q"],"members":1,"partitionsWithLag":0,`+
+			`"totalLag":null,"maxTimeLag":0,"state":"Stable","subscriptionMode":null,"subscriptionTimestamp":null,`+
+			`"subscriptionCreatedAt":null}`, i)
+	}
+	list.WriteString("]")
+	calls := 0
+	mt.RegisterResponder("GET", broker+"/api/v1/consumer-groups", func(*http.Request) (*http.Response, error) {
+		calls++
+		return httpmock.NewStringResponse(200, list.String()), nil
+	})
+	groups, err := a.ConsumerGroups(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, groups, 1000)
+	assert.Equal(t, 2, calls, "the second page, all repeats, ends the reading")
 }

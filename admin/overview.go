@@ -3,7 +3,6 @@ package admin
 import (
 	"cmp"
 	"context"
-	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -29,8 +28,9 @@ type LaggingPartition struct {
 }
 
 // Lagging lists the (group, partition) pairs whose time lag is above q.MinLag, most lagging
-// first (then by group, queue and partition name). The filters and the order are applied here
-// too, for brokers that have neither (0.15).
+// first (then by group, queue and partition name), reading the broker's list a page of 1,000
+// at a time. The filters and the order are applied here too, for brokers that have neither
+// (0.15).
 func (a *Admin) Lagging(ctx context.Context, q LagQuery) ([]LaggingPartition, error) {
 	if q.MinLag < 0 || q.MinLag%time.Second != 0 {
 		return nil, invalid("MinLag", q.MinLag, "must be a whole, non-negative number of seconds")
@@ -49,8 +49,11 @@ func (a *Admin) Lagging(ctx context.Context, q LagQuery) ([]LaggingPartition, er
 	if q.Group != "" {
 		v.Set("consumerGroup", q.Group)
 	}
-	var list []wire.LaggingEntry
-	if err := a.read(ctx, at(route.Lagging), v, "the lagging list", &list); err != nil && !errors.Is(err, errEmpty) {
+	list, err := readPages(ctx, a, at(route.Lagging), v, "the lagging list",
+		func(e wire.LaggingEntry) string {
+			return e.ConsumerGroup + "\x00" + e.QueueName + "\x00" + e.PartitionName
+		})
+	if err != nil {
 		return nil, err
 	}
 	out := []LaggingPartition{}

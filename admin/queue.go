@@ -2,15 +2,15 @@ package admin
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// QueueOptions configures a queue. Configuring replaces, it does not merge: every option left
-// unset takes the broker's default again, whatever it was before.
+// QueueOptions configures a queue. [Admin.ConfigureQueue] replaces, it does not merge: every
+// option left unset takes the broker's default again, whatever it was before.
+// [Admin.UpdateQueue] changes some options and keeps the others.
 type QueueOptions struct {
 	LeaseTime       time.Duration // whole seconds; 0: broker default (60s; 300s on 0.15)
 	RetryLimit      *int          // nil: broker default (3); new(0) for no retries
@@ -50,9 +50,17 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 	if err := validName("queue", queue); err != nil {
 		return QueueConfig{}, err
 	}
+	return a.configure(ctx, queue, o, nil)
+}
+
+// configure sends o, and the options in kept that QueueOptions does not name.
+func (a *Admin) configure(ctx context.Context, queue string, o QueueOptions, kept map[string]wire.Value) (QueueConfig, error) {
 	opts, err := o.wire()
 	if err != nil {
 		return QueueConfig{}, err
+	}
+	if len(kept) > 0 {
+		opts.Other = kept
 	}
 	body := wire.ConfigureRequest{Queue: queue, Namespace: o.Namespace, Task: o.Task, Options: &opts}
 	var answer wire.ConfigureAnswer
@@ -75,17 +83,20 @@ func (a *Admin) Configure(ctx context.Context, queue string, o QueueOptions) (Qu
 }
 
 // DeleteQueue removes the queue with all its partitions, messages, cursors, leases and dead
-// letters. An unknown queue gives ErrNotFound.
+// letters. An unknown queue gives ErrNotFound, unless the request had to be sent again after
+// its answer was lost: the first request may have deleted the queue, so that is
+// queen.ErrOutcomeUnknown.
 func (a *Admin) DeleteQueue(ctx context.Context, queue string) error {
 	if err := validName("queue", queue); err != nil {
 		return err
 	}
 	var answer wire.DeleteQueueAnswer
+	ctx, sends := countSends(ctx)
 	if err := a.call(ctx, at(route.DeleteQueue, queue), nil, nil, &answer); err != nil {
 		return notFound(err, "queue "+quote(queue))
 	}
 	if answer.Existed != nil && !*answer.Existed { // a 0.15 broker's answer for an unknown queue
-		return fmt.Errorf("%w: queue %s (the broker deleted nothing: existed false)", ErrNotFound, quote(queue))
+		return sends.deletedNothing("queue "+quote(queue), "existed false")
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ func TestAdminSignatures(t *testing.T) {
 		_ func(context.Context, string) (admin.Replayed, error)                    = a.ReplayDeadLetter
 		_ func(context.Context, string) error                                      = a.DeleteDeadLetter
 		_ func(context.Context, string, admin.QueueOptions) error                  = a.ConfigureQueue
+		_ func(context.Context, string, func(*admin.QueueOptions)) error           = a.UpdateQueue
 		_ func(context.Context, string) error                                      = a.DeleteQueue
 		_ func(context.Context, string) error                                      = a.DeleteConsumerGroup
 		_ func(context.Context) ([]admin.QueueInfo, error)                         = a.Queues

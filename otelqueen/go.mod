@@ -30,6 +30,8 @@ require (
 	golang.org/x/sys v0.48.0 // indirect
 )
 
-// Developed next to the SDK: build against this repository's copy of it. Users get the
-// released version required above (replace directives of dependencies are ignored).
+// Developed next to the SDK: build against this repository's copy of it, which is the version
+// required above (queen.Version; both modules are tagged together). A user's build ignores this
+// replace: it gets the tagged version, or serves it from a checkout as the README's Installing
+// section shows.
 replace github.com/queenmq/queen-go => ../

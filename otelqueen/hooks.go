@@ -2,7 +2,6 @@ package otelqueen
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"strconv"
 
@@ -81,18 +80,17 @@ func Hooks(opts ...Option) queen.Hooks {
 	}
 }
 
-// requestErrorType classifies an attempt that failed: its HTTP status for an error answer,
-// else why no answer came; "" for a success.
+// requestErrorType classifies an attempt that failed: the status class of an error answer
+// (4xx, 5xx), else why no answer came (timeout, canceled, network); "" for a success.
 func requestErrorType(e queen.RequestEvent) string {
 	switch {
-	case e.Err != nil && errors.Is(e.Err, context.DeadlineExceeded):
-		return "timeout"
-	case e.Err != nil && errors.Is(e.Err, context.Canceled):
-		return "canceled"
 	case e.Err != nil:
-		return "transport"
+		if t := errorTypeOf(e.Err); t == "timeout" || t == "canceled" {
+			return t
+		}
+		return "network" // the attempt got no answer
 	case e.Status >= 400:
-		return strconv.Itoa(e.Status)
+		return statusClass(e.Status)
 	}
 	return ""
 }

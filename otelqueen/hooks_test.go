@@ -2,6 +2,7 @@ package otelqueen_test
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestClientOperationsAreRecorded(t *testing.T) {
 		ops := metricNamed(t, rm, "messaging.client.operation.duration")
 		assert.Equal(t, map[string]uint64{"push": 2, "pop": 1, "renew": 1, "transaction": 1, "ack": 1},
 			histogramCounts(t, ops, "messaging.operation.name"))
-		assert.Equal(t, map[string]uint64{"": 5, "503": 1}, histogramCounts(t, ops, "error.type"))
+		assert.Equal(t, map[string]uint64{"": 5, "5xx": 1}, histogramCounts(t, ops, "error.type"))
 		assert.Equal(t, map[string]uint64{"send": 2, "receive": 1, "settle": 1, "": 2},
 			histogramCounts(t, ops, "messaging.operation.type"))
 		assert.Equal(t, map[string]int64{"push": 2, "transaction": 1},
@@ -71,6 +72,8 @@ func TestHooksNameRequestsByTheirOperation(t *testing.T) {
 		{Operation: "push", Status: 500, Attempt: 2, Items: 4},
 		{Operation: "transaction", Status: 200, Attempt: 1, Items: 2},
 		{Operation: "renew", Err: context.DeadlineExceeded, Attempt: 1},
+		{Operation: "renew", Err: io.ErrUnexpectedEOF, Attempt: 1},
+		{Operation: "pop", Status: 404, Attempt: 1},
 		{Operation: "ack", Status: 200, Attempt: 1, Items: 5},
 		{Operation: "admin", Route: "/api/v1/pop", Status: 200, Attempt: 3},
 	} {
@@ -80,10 +83,11 @@ func TestHooksNameRequestsByTheirOperation(t *testing.T) {
 	r := &rig{reader: reader}
 	rm := r.metrics(t)
 	ops := metricNamed(t, rm, "messaging.client.operation.duration")
-	assert.Equal(t, map[string]uint64{"pop": 1, "push": 2, "transaction": 1, "renew": 1, "ack": 1},
+	assert.Equal(t, map[string]uint64{"pop": 2, "push": 2, "transaction": 1, "renew": 2, "ack": 1},
 		histogramCounts(t, ops, "messaging.operation.name"))
-	assert.Equal(t, map[string]uint64{"": 4, "500": 1, "timeout": 1}, histogramCounts(t, ops, "error.type"))
-	assert.Equal(t, map[string]uint64{"443": 6}, histogramCounts(t, ops, "server.port"))
+	assert.Equal(t, map[string]uint64{"": 4, "5xx": 1, "4xx": 1, "timeout": 1, "network": 1}, histogramCounts(t, ops, "error.type"),
+		"error answers by status class, and why no answer came")
+	assert.Equal(t, map[string]uint64{"443": 8}, histogramCounts(t, ops, "server.port"))
 	assert.Equal(t, map[string]int64{"push": 3, "transaction": 2},
 		sumBy(t, metricNamed(t, rm, "messaging.client.sent.messages"), "messaging.operation.name"))
 	assert.Equal(t, map[string]int64{"push": 1},

@@ -137,8 +137,8 @@ func outcomeOf(ctx context.Context, err error) string {
 	return string(queen.OutcomeOf(err))
 }
 
-// errorType is the error.type of an outcome other than completed: the class of the
-// handler's error, once the outcome's own wrapping (Retry, DeadLetter) is taken off.
+// errorType is the error.type of an outcome other than completed: panic or lease_lost for
+// those outcomes, else the name of the handler's error (see errorTypeOf).
 func errorType(outcome string, err error) attribute.KeyValue {
 	switch {
 	case outcome == outcomePanic || outcome == outcomeLeaseLost:
@@ -146,12 +146,7 @@ func errorType(outcome string, err error) attribute.KeyValue {
 	case err == nil:
 		return semconv.ErrorTypeOther
 	}
-	if outcome != string(queen.StatusFailed) {
-		if inner := errors.Unwrap(err); inner != nil {
-			err = inner
-		}
-	}
-	return semconv.ErrorType(err)
+	return semconv.ErrorTypeKey.String(errorTypeOf(err))
 }
 
 func handleErr(err error) {

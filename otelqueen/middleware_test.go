@@ -90,9 +90,9 @@ func TestEveryOutcomeIsRecorded(t *testing.T) {
 			seen[m.TransactionID] = true
 			switch m.TransactionID {
 			case "fail":
-				return fmt.Errorf("charge: %w", &chargeError{})
+				return fmt.Errorf("charge: %w", &queen.APIError{StatusCode: 502, Message: "bank gateway"})
 			case "retry":
-				return queen.Retry(boom)
+				return queen.Retry(fmt.Errorf("%w: %w", boom, context.DeadlineExceeded))
 			case "dlq":
 				return queen.DeadLetter(&chargeError{})
 			case "panic":
@@ -114,9 +114,9 @@ func TestEveryOutcomeIsRecorded(t *testing.T) {
 		for _, o := range []string{"failed", "retry", "dlq", "panic"} {
 			assert.Len(t, byOutcome[o], 1, o)
 		}
-		assert.Equal(t, "*otelqueen_test.chargeError", byOutcome["failed"][0]["error.type"])
-		assert.Equal(t, "*errors.errorString", byOutcome["retry"][0]["error.type"])
-		assert.Equal(t, "*otelqueen_test.chargeError", byOutcome["dlq"][0]["error.type"])
+		assert.Equal(t, "5xx", byOutcome["failed"][0]["error.type"])
+		assert.Equal(t, "timeout", byOutcome["retry"][0]["error.type"])
+		assert.Equal(t, "_OTHER", byOutcome["dlq"][0]["error.type"])
 		assert.Equal(t, "panic", byOutcome["panic"][0]["error.type"])
 		assert.NotContains(t, byOutcome["completed"][0], "error.type")
 		assert.Equal(t, map[string]codes.Code{"completed": codes.Unset, "retry": codes.Unset,
@@ -231,7 +231,7 @@ func TestTheOutcomeInnerMiddlewareSettlesOnIsRecorded(t *testing.T) {
 		require.Len(t, spans, 2)
 		for _, s := range spans {
 			assert.Equal(t, "dlq", spanAttrs(s)["messaging.queen.outcome"])
-			assert.Equal(t, "*errors.errorString", spanAttrs(s)["error.type"])
+			assert.Equal(t, "_OTHER", spanAttrs(s)["error.type"])
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	queen "github.com/queenmq/queen-go"
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -33,19 +34,13 @@ func sdk(t *testing.T, srv *queentest.Server) *queen.Client {
 	return c
 }
 
-func tctx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // DeadLetters, Lag and WaitIdle read the broker as a user's test sees it.
 func TestAcceptanceInspectionHelpers(t *testing.T) {
 	t.Parallel()
 	forModes(t, func(t *testing.T, compat string) {
 		srv := queentest.NewServer(t, queentest.WithCompat(compat), queentest.WithManualClock())
 		c := sdk(t, srv)
-		ctx := tctx(t)
+		ctx := testutil.Context(t)
 		assert.Zero(t, srv.Lag("q", "g"), "an unknown queue has no lag")
 		require.NoError(t, srv.WaitIdle(ctx, "q", "g"), "an unknown queue is idle")
 		_, err := c.Queue("q").Push(ctx, queen.PushItem{Data: 1}, queen.PushItem{Data: 2}, queen.PushItem{Data: 3})
@@ -85,7 +80,7 @@ func TestAcceptanceInspectionHelpers(t *testing.T) {
 func rawPush(t *testing.T, srv *queentest.Server, txID string) (int, error) {
 	t.Helper()
 	body := `{"items":[{"queue":"q","payload":1,"transactionId":"` + txID + `"}]}`
-	req, err := http.NewRequestWithContext(tctx(t), http.MethodPost, srv.URL()+"/api/v1/push", strings.NewReader(body))
+	req, err := http.NewRequestWithContext(testutil.Context(t), http.MethodPost, srv.URL()+"/api/v1/push", strings.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
@@ -166,7 +161,7 @@ func TestAcceptanceFaultKinds(t *testing.T) {
 			srv := queentest.NewServer(t, queentest.WithCompat(compat))
 			c := sdk(t, srv)
 			srv.Fail(queentest.Fault{Route: "push", After: true})
-			_, err := c.Queue("q").Push(tctx(t), queen.PushItem{Data: 1})
+			_, err := c.Queue("q").Push(testutil.Context(t), queen.PushItem{Data: 1})
 			assert.ErrorIs(t, err, queen.ErrOutcomeUnknown)
 		})
 	})

@@ -9,15 +9,16 @@ import (
 	"github.com/queenmq/queen-go/queentest"
 )
 
-// Every queentest name of API.md, as a user's test compiles against it.
+// Every exported name of queentest, as a user's test compiles against it.
 func TestAcceptanceQueentestSignatures(t *testing.T) {
 	t.Parallel()
 	var (
-		_ func(testing.TB, ...queentest.Option) *queentest.Server = queentest.NewServer
-		_ func(...queentest.Option) (*queentest.Server, error)    = queentest.Start
-		_ func(string) queentest.Option                           = queentest.WithToken
-		_ func() queentest.Option                                 = queentest.WithManualClock
-		_ func(string) queentest.Option                           = queentest.WithCompat
+		_ func(testing.TB, ...queentest.Option) *queentest.Server    = queentest.NewServer
+		_ func(...queentest.Option) (*queentest.Server, error)       = queentest.Start
+		_ func(string) queentest.Option                              = queentest.WithToken
+		_ func() queentest.Option                                    = queentest.WithManualClock
+		_ func(string) queentest.Option                              = queentest.WithCompat
+		_ func(testing.TB, func(context.Context) error) func() error = queentest.Run
 	)
 	srv, err := queentest.Start(queentest.WithManualClock(), queentest.WithCompat("0.15"))
 	if err != nil {

@@ -8,7 +8,8 @@
 //		srv.Advance(61 * time.Second) // expire the leases nobody acked
 //	}
 //
-// The broker keeps everything in memory until Close (NewServer closes it with t.Cleanup).
+// The broker keeps everything in memory: closing it (NewServer does with t.Cleanup) or the
+// test process ending discards every message, cursor and dead letter.
 // Delivery is at-least-once, as in production: a message whose lease expires, or that is
 // nacked, comes back with a higher deliveryAttempt, so handlers under test see duplicates
 // exactly where a real broker would give them.
@@ -30,7 +31,18 @@
 //
 // Compatibility: WithCompat("0.15") makes the broker behave on the wire as a Queen 0.15 broker
 // does, its quirks and data-losing bugs included, so a client can be tested against both
-// generations; the default is 2.0.
+// generations; the default is 2.0. Without WithCompat, NewServer follows the QUEEN_COMPAT
+// environment variable, so a whole suite runs against 0.15 with no change to its code:
+//
+//	QUEEN_COMPAT=0.15 go test ./...
+//
+// Workers: Run runs a worker (a Consume loop) in a goroutine for the rest of the test, ends its
+// ctx when the test calls stop or ends, and fails the test if it gave up with an error nobody
+// asked for:
+//
+//	stop := queentest.Run(t, func(ctx context.Context) error { return worker.Consume(ctx, handle) })
+//	// push, then srv.WaitIdle(ctx, queue, group)...
+//	require.NoError(t, stop())
 //
 // Limits: the broker refuses what could make it hold memory, its lock or a connection without
 // bound, as a production broker would. A queue, partition or group name is 1 to 255 bytes of
@@ -38,12 +50,14 @@
 // and a body at most 32 MiB; a body must be valid UTF-8; a path must be in canonical form (no
 // "//", "." or ".." segment, no trailing "/"). A connection must send its headers within 10s
 // and its body within 30s of them, is closed after 120s idle, and at most WithMaxConns (4,096)
-// are served at once. Shutdown bounds how long in-flight requests may run on when it stops.
+// are served at once: at the cap a new connection closes the one idle the longest, and a 401
+// closes its own. Shutdown bounds how long in-flight requests may run on when it stops.
 //
 // Options: WithToken (Bearer authentication; /health stays open), WithManualClock /
 // WithManualClockAt, WithLogger (slog; startup and shutdown at Info, one line per request at
-// Debug), WithAddr (the listen address; cmd/queen-ref uses it) and WithMaxConns.
+// Debug), WithAddr (the listen address) and WithMaxConns.
 //
-// The package depends on nothing but the standard library and the engine in
-// internal/broker; it does not import the queen SDK, so the SDK's own tests can use it.
+// The package depends on nothing but the standard library and the reference broker's own
+// packages; it does not import the queen SDK, so the SDK's own tests can use it (its examples
+// do, as a user's tests would).
 package queentest

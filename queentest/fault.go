@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/refserver"
+	"github.com/queenmq/queen-go/internal/route"
 )
 
 // Fault breaks requests on their way through the broker, the way a flaky network or an
@@ -31,7 +33,8 @@ type Fault struct {
 }
 
 // faultRoutes are the values Fault.Route accepts.
-var faultRoutes = []string{"", "push", "pop", "ack", "extend", "transaction"}
+var faultRoutes = []string{"", string(route.FamilyPush), string(route.FamilyPop), string(route.FamilyAck),
+	string(route.FamilyExtend), string(route.FamilyTransaction)}
 
 // check panics on a Fault that cannot mean anything: tests should fail loudly, not pass with
 // a fault that never fires.
@@ -85,11 +88,11 @@ func (fs *faults) add(f Fault) {
 }
 
 // take returns the fault the request meets, if any, and uses it up once.
-func (fs *faults) take(route string) (Fault, bool) {
+func (fs *faults) take(family string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, a := range fs.armed {
-		if a.Route != "" && a.Route != route {
+		if a.Route != "" && a.Route != family {
 			continue
 		}
 		if a.left--; a.left == 0 {
@@ -179,22 +182,11 @@ func (fs *faults) wait(r *http.Request, d time.Duration) bool {
 	return false
 }
 
-// faultRoute names the route family a request belongs to, as Fault.Route does.
+// faultRoute names the route family a request belongs to, as Fault.Route does: "" for a
+// request of no family.
 func faultRoute(r *http.Request) string {
-	p := r.URL.Path
-	switch {
-	case p == "/api/v1/push":
-		return "push"
-	case p == "/api/v1/pop" || strings.HasPrefix(p, "/api/v1/pop/"):
-		return "pop"
-	case p == "/api/v1/ack" || p == "/api/v1/ack/batch":
-		return "ack"
-	case strings.HasPrefix(p, "/api/v1/lease/") && strings.HasSuffix(p, "/extend"):
-		return "extend"
-	case p == "/api/v1/transaction":
-		return "transaction"
-	}
-	return "other"
+	rt, _ := route.Match(r.Method, r.URL.EscapedPath())
+	return string(rt.Family)
 }
 
 // dropConnection ends the request without an answer: net/http closes the connection (or resets
@@ -202,7 +194,7 @@ func faultRoute(r *http.Request) string {
 func dropConnection() { panic(http.ErrAbortHandler) }
 
 func writeInjected(w http.ResponseWriter, status int) {
-	writeError(w, status, fmt.Sprintf("queentest: injected fault (%d %s)", status, http.StatusText(status)))
+	refserver.WriteError(w, status, fmt.Sprintf("queentest: injected fault (%d %s)", status, http.StatusText(status)))
 }
 
 // discardWriter takes the broker's answer to a request whose answer a fault loses.

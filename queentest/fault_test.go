@@ -5,40 +5,43 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // rawClient sends one request per connection, so a dropped connection is never retried by
 // net/http on another one and each request meets exactly one fault.
 type rawClient struct {
-	t    *testing.T
-	base string
-	hc   *http.Client
+	T    *testing.T
+	Base string
+	HC   *http.Client
 }
 
 func newRawClient(t *testing.T, srv *Server) *rawClient {
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	t.Cleanup(hc.CloseIdleConnections)
-	return &rawClient{t: t, base: srv.URL(), hc: hc}
+	return &rawClient{T: t, Base: srv.URL(), HC: hc}
 }
 
 // try sends a request and returns its answer, or the transport error of a dropped connection.
-func (c *rawClient) try(ctx context.Context, method, path, body string) (response, error) {
-	c.t.Helper()
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, strings.NewReader(body))
+func (c *rawClient) try(ctx context.Context, method, path, body string) (testutil.Response, error) {
+	c.T.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, c.Base+path, strings.NewReader(body))
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.HC.Do(req)
 	if err != nil {
-		return response{}, err
+		return testutil.Response{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}, err
+	return testutil.Response{Status: resp.StatusCode, Header: resp.Header, Body: b}, err
 }
 
 func pushOneBody(queue, tx string) string {
@@ -46,9 +49,9 @@ func pushOneBody(queue, tx string) string {
 }
 
 // stored is the transactionIds a fresh group finds in queue, in order.
-func stored(t *testing.T, c *client, queue string) []string {
+func stored(t *testing.T, c *testutil.Client, queue string) []string {
 	t.Helper()
-	res := c.pop("/api/v1/pop/queue/"+queue, q("consumerGroup", "check-"+time.Now().Format("150405.000000000"),
+	res := c.Pop("/api/v1/pop/queue/"+queue, testutil.Query("consumerGroup", "check-"+time.Now().Format("150405.000000000"),
 		"subscriptionMode", "all", "batch", "1000"))
 	if res == nil {
 		return nil
@@ -75,9 +78,9 @@ func TestFaultStatusBeforeTheBroker(t *testing.T) {
 		if err != nil {
 			t.Fatalf("push %d: %v", i, err)
 		}
-		r.wantError(t, http.StatusServiceUnavailable, "injected")
+		r.WantError(t, http.StatusServiceUnavailable, "injected")
 	}
-	c.push(item{Queue: "q", TransactionID: "c"})
+	c.Push(testutil.Item{Queue: "q", TransactionID: "c"})
 	if got := stored(t, c, "q"); strings.Join(got, ",") != "c" {
 		t.Fatalf("stored %v, want only c: a faulted push must not reach the broker", got)
 	}
@@ -95,7 +98,7 @@ func TestFaultDropBeforeTheBroker(t *testing.T) {
 	if _, err := raw.try(t.Context(), "POST", "/api/v1/push", pushOneBody("q", "a")); err == nil {
 		t.Fatal("a dropped push got an answer")
 	}
-	c.push(item{Queue: "q", TransactionID: "b"})
+	c.Push(testutil.Item{Queue: "q", TransactionID: "b"})
 	if got := stored(t, c, "q"); strings.Join(got, ",") != "b" {
 		t.Fatalf("stored %v, want only b", got)
 	}
@@ -119,11 +122,11 @@ func TestFaultAfterAppliesOnce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				r.wantError(t, f.Status, "injected")
+				r.WantError(t, f.Status, "injected")
 			} else if err == nil {
-				t.Fatalf("a dropped answer arrived: %d %s", r.status, r.body)
+				t.Fatalf("a dropped answer arrived: %d %s", r.Status, r.Body)
 			}
-			res := c.push(item{Queue: "q", TransactionID: "t1"})
+			res := c.Push(testutil.Item{Queue: "q", TransactionID: "t1"})
 			if res[0].Status != "duplicate" || res[0].Offset != 0 {
 				t.Fatalf("retry of the applied push: %+v, want the duplicate of offset 0", res[0])
 			}
@@ -139,17 +142,17 @@ func TestFaultAfterAck(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
 	raw := newRawClient(t, srv)
-	c.pushN("q", "", "m", 2)
-	res := c.mustPop("/api/v1/pop/queue/q", q("batch", "2"))
+	c.PushN("q", "", "m", 2)
+	res := c.MustPop("/api/v1/pop/queue/q", testutil.Query("batch", "2"))
 	srv.Fail(Fault{Route: "ack", After: true})
-	body := jsonText(t, map[string]any{"acknowledgments": []map[string]any{
+	body := testutil.JSONText(t, map[string]any{"acknowledgments": []map[string]any{
 		{"transactionId": res.Messages[0].TransactionID, "partitionId": res.PartitionID, "leaseId": res.LeaseID, "status": "completed"},
 		{"transactionId": res.Messages[1].TransactionID, "partitionId": res.PartitionID, "leaseId": res.LeaseID, "status": "completed"},
 	}})
 	if _, err := raw.try(t.Context(), "POST", "/api/v1/ack/batch", body); err == nil {
 		t.Fatal("the ack's answer arrived")
 	}
-	if again := c.pop("/api/v1/pop/queue/q", nil); again != nil {
+	if again := c.Pop("/api/v1/pop/queue/q", nil); again != nil {
 		t.Fatalf("acked messages delivered again: %+v", again.Messages)
 	}
 }
@@ -183,8 +186,8 @@ func TestFaultRoutes(t *testing.T) {
 					t.Fatalf("%s %s: %v", r.method, r.path, err)
 				}
 				want := route == "" || route == r.route
-				if (got.status == 518) != want {
-					t.Errorf("%s %s answered %d; fault of route %q should apply: %v", r.method, r.path, got.status, route, want)
+				if (got.Status == 518) != want {
+					t.Errorf("%s %s answered %d; fault of route %q should apply: %v", r.method, r.path, got.Status, route, want)
 				}
 				srv.ClearFaults()
 			}
@@ -202,11 +205,11 @@ func TestFaultOrder(t *testing.T) {
 	srv.Fail(Fault{Route: "push", Status: 502, Times: 2})
 	var got []int
 	for i := range 6 {
-		r, err := raw.try(t.Context(), "POST", "/api/v1/push", pushOneBody("q", itoa(i)))
+		r, err := raw.try(t.Context(), "POST", "/api/v1/push", pushOneBody("q", strconv.Itoa(i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, r.status)
+		got = append(got, r.Status)
 	}
 	want := []int{201, 201, 503, 502, 502, 201}
 	if stringsOf(got) != stringsOf(want) {
@@ -220,7 +223,7 @@ func TestFaultOrder(t *testing.T) {
 func stringsOf(v []int) string {
 	s := make([]string, len(v))
 	for i, n := range v {
-		s[i] = itoa(n)
+		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
 }
@@ -239,14 +242,14 @@ func TestFaultTimesUnderConcurrency(t *testing.T) {
 	)
 	for i := range requests {
 		wg.Go(func() {
-			r, err := raw.try(t.Context(), "POST", "/api/v1/push", pushOneBody("q", "t"+itoa(i)))
+			r, err := raw.try(t.Context(), "POST", "/api/v1/push", pushOneBody("q", "t"+strconv.Itoa(i)))
 			if err != nil {
 				t.Error(err)
 				return
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if r.status == 503 {
+			if r.Status == 503 {
 				failures++
 			}
 		})
@@ -289,7 +292,7 @@ func TestFaultDelayHoldsTheRequest(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("held push ended with %v, want context.Canceled", err)
 	}
-	c.push(item{Queue: "q", TransactionID: "next"})
+	c.Push(testutil.Item{Queue: "q", TransactionID: "next"})
 	srv.Close() // waits for the held handler to return
 	if n := srv.engine.WaitingPops(); n != 0 {
 		t.Fatalf("%d pops waiting", n)
@@ -314,7 +317,7 @@ func TestFaultDelayThenAnswer(t *testing.T) {
 	if took := time.Since(begin); took < d {
 		t.Fatalf("answered after %v, before the %v delay", took, d)
 	}
-	r.want(t, http.StatusCreated, nil)
+	r.Want(t, http.StatusCreated, nil)
 	if got := stored(t, c, "q"); strings.Join(got, ",") != "a" {
 		t.Fatalf("stored %v", got)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // waitIdleAsync runs WaitIdle in the background; its result arrives on the channel.
@@ -36,18 +38,18 @@ func stillWaiting(t *testing.T, srv *Server, done <-chan error, queue, group str
 func TestWaitIdleReturnsOnceEverythingIsAcked(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
-	c.pushN("q", "", "m", 2)
+	c.PushN("q", "", "m", 2)
 	done := waitIdleAsync(srv, t.Context(), "q", "workers")
-	res := c.mustPop("/api/v1/pop/queue/q", q("consumerGroup", "workers", "subscriptionMode", "all", "batch", "2"))
+	res := c.MustPop("/api/v1/pop/queue/q", testutil.Query("consumerGroup", "workers", "subscriptionMode", "all", "batch", "2"))
 	// The first ack leaves one message leased: a handler holding its lease keeps WaitIdle waiting.
-	c.ackBatch(map[string]any{"consumerGroup": "workers", "acknowledgments": []map[string]any{
+	c.AckBatch(map[string]any{"consumerGroup": "workers", "acknowledgments": []map[string]any{
 		{"transactionId": res.Messages[0].TransactionID, "partitionId": res.PartitionID, "leaseId": res.LeaseID, "status": "completed"},
 	}})
 	stillWaiting(t, srv, done, "q", "workers")
 	if lag := srv.Lag("q", "workers"); lag != 1 {
 		t.Fatalf("Lag = %d, want 1", lag)
 	}
-	c.ackBatch(map[string]any{"consumerGroup": "workers", "acknowledgments": []map[string]any{
+	c.AckBatch(map[string]any{"consumerGroup": "workers", "acknowledgments": []map[string]any{
 		{"transactionId": res.Messages[1].TransactionID, "partitionId": res.PartitionID, "leaseId": res.LeaseID, "status": "completed"},
 	}})
 	if err := <-done; err != nil {
@@ -60,16 +62,16 @@ func TestWaitIdleReturnsOnceEverythingIsAcked(t *testing.T) {
 func TestWaitIdleWaitsForALeaseThatExpires(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t, WithManualClock())
-	c.pushN("q", "", "m", 1)
-	res := c.mustPop("/api/v1/pop/queue/q", nil) // queue mode; never acked
+	c.PushN("q", "", "m", 1)
+	res := c.MustPop("/api/v1/pop/queue/q", nil) // queue mode; never acked
 	done := waitIdleAsync(srv, t.Context(), "q", "")
 	srv.Advance(61 * time.Second) // the lease expires; the message is back, still to do
 	stillWaiting(t, srv, done, "q", "")
-	again := c.mustPop("/api/v1/pop/queue/q", nil)
+	again := c.MustPop("/api/v1/pop/queue/q", nil)
 	if again.Messages[0].TransactionID != res.Messages[0].TransactionID {
 		t.Fatalf("redelivered %s", again.Messages[0].TransactionID)
 	}
-	c.ackAll(again, "", "completed")
+	c.AckAll(again, "", "completed")
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +81,13 @@ func TestWaitIdleWaitsForALeaseThatExpires(t *testing.T) {
 func TestWaitIdleAndDeadLetters(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
-	c.post("/api/v1/configure", `{"queue":"q","options":{"retryLimit":0}}`).want(t, http.StatusOK, nil)
-	c.post("/api/v1/configure", `{"queue":"other","options":{"retryLimit":0}}`).want(t, http.StatusOK, nil)
-	c.pushN("q", "", "m", 2)
-	c.pushN("other", "", "o", 1)
+	c.Post("/api/v1/configure", `{"queue":"q","options":{"retryLimit":0}}`).Want(t, http.StatusOK, nil)
+	c.Post("/api/v1/configure", `{"queue":"other","options":{"retryLimit":0}}`).Want(t, http.StatusOK, nil)
+	c.PushN("q", "", "m", 2)
+	c.PushN("other", "", "o", 1)
 	for _, g := range []string{"a", "b"} {
-		res := c.mustPop("/api/v1/pop/queue/q", q("consumerGroup", g, "subscriptionMode", "all", "batch", "2"))
-		c.ackAll(res, g, "failed")
+		res := c.MustPop("/api/v1/pop/queue/q", testutil.Query("consumerGroup", g, "subscriptionMode", "all", "batch", "2"))
+		c.AckAll(res, g, "failed")
 		if err := srv.WaitIdle(t.Context(), "q", g); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +103,7 @@ func TestWaitIdleAndDeadLetters(t *testing.T) {
 func TestWaitIdleHonoursCtxAndClose(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
-	c.pushN("q", "", "m", 3)
+	c.PushN("q", "", "m", 3)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := waitIdleAsync(srv, ctx, "q", "g")
 	cancel()
@@ -135,23 +137,23 @@ func TestWaitIdleOnNothing(t *testing.T) {
 func TestLag(t *testing.T) {
 	t.Parallel()
 	srv, c := start(t)
-	c.pushN("q", "p0", "a", 3)
-	c.pushN("q", "p1", "b", 4)
+	c.PushN("q", "p0", "a", 3)
+	c.PushN("q", "p1", "b", 4)
 	if lag := srv.Lag("q", "g"); lag != 7 {
 		t.Fatalf("Lag of a group that never popped = %d, want 7", lag)
 	}
-	res := c.mustPop("/api/v1/pop/queue/q/partition/p0", q("consumerGroup", "g", "subscriptionMode", "all", "batch", "2"))
-	c.ackAll(res, "g", "completed")
+	res := c.MustPop("/api/v1/pop/queue/q/partition/p0", testutil.Query("consumerGroup", "g", "subscriptionMode", "all", "batch", "2"))
+	c.AckAll(res, "g", "completed")
 	if lag := srv.Lag("q", "g"); lag != 5 {
 		t.Fatalf("Lag = %d, want 5", lag)
 	}
 	if lag := srv.Lag("q", ""); lag != 7 {
 		t.Fatalf("Lag of queue mode = %d, want 7", lag)
 	}
-	if c.pop("/api/v1/pop/queue/q", q("consumerGroup", "late", "subscriptionMode", "new", "wait", "false")) != nil {
+	if c.Pop("/api/v1/pop/queue/q", testutil.Query("consumerGroup", "late", "subscriptionMode", "new", "wait", "false")) != nil {
 		t.Fatal("a new group got old messages")
 	}
-	c.pushN("q", "p1", "c", 1)
+	c.PushN("q", "p1", "c", 1)
 	if lag := srv.Lag("q", "late"); lag != 1 {
 		t.Fatalf("Lag of a group started at new = %d, want 1", lag)
 	}

@@ -2,30 +2,33 @@ package queentest
 
 import (
 	"log/slog"
+	"os"
 	"time"
+
+	"github.com/queenmq/queen-go/internal/refserver"
 )
 
 // Option configures a Server.
 type Option func(*config)
 
 type config struct {
-	token  string
-	manual bool
-	start  time.Time
-	logger *slog.Logger
-	addr   string
-	compat string // WithCompat's version, "" for 2.0
+	token      string
+	manual     bool
+	start      time.Time
+	logger     *slog.Logger
+	addr       string
+	compat     string // the Queen version, "" for 2.0
+	compatFrom string // what set it: "WithCompat", the environment variable, or "" for neither
 
 	maxConns int // connections served at once; 0: no limit
-	timeouts connTimeouts
+	timeouts refserver.Timeouts
 }
 
 func defaultConfig() config {
 	return config{
 		logger:   slog.New(slog.DiscardHandler),
 		addr:     "127.0.0.1:0",
-		maxConns: defaultMaxConns,
-		timeouts: connTimeouts{header: defaultHeaderTimeout, body: defaultBodyTimeout, idle: defaultIdleTimeout},
+		maxConns: refserver.DefaultMaxConns,
 	}
 }
 
@@ -33,8 +36,8 @@ func defaultConfig() config {
 // accepted until one closes. n <= 0 removes the limit. Default: 4096.
 func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = max(n, 0) } }
 
-// WithToken makes every /api/v1 request carry "Authorization: Bearer <tok>" (the scheme name
-// is case-insensitive); others are answered 401 {"error":"Authentication required"} with no
+// WithToken makes every API request carry "Authorization: Bearer <tok>" (the scheme name is
+// case-insensitive); others are answered 401 {"error":"Authentication required"} with no
 // effect. /health stays open. Default: no authentication.
 func WithToken(tok string) Option { return func(c *config) { c.token = tok } }
 
@@ -61,9 +64,29 @@ func WithLogger(l *slog.Logger) Option {
 // WithAddr sets the TCP address Start listens on. Default: "127.0.0.1:0", a free loopback port.
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
 
-// connTimeouts bound a connection: its request headers, a body after its headers, and the
-// idle time between requests.
-type connTimeouts struct{ header, body, idle time.Duration }
+// WithCompat makes the broker answer on the wire as the given Queen version does: "0.15"
+// behaves as a real 0.15 broker (HTTP 200 where 201 or 204 was meant, errors as 200
+// {"success":false}, no offsets or delivery attempts, its lease, ack and subscription
+// semantics, its bugs included), so that a client can be tested against it without one.
+// "" or "2.0" is the default, the 2.0 design. Start (and NewServer, which fails the test)
+// refuses any other value with an error naming it.
+//
+// Without WithCompat, NewServer takes the version from the QUEEN_COMPAT environment variable,
+// so that a suite runs against both generations with no change to its code
+// (QUEEN_COMPAT=0.15 go test ./...); WithCompat wins over it, WithCompat("") included.
+func WithCompat(version string) Option {
+	return func(c *config) { c.compat, c.compatFrom = version, "WithCompat" }
+}
 
-// withTimeouts shortens the connection timeouts, for tests.
-func withTimeouts(t connTimeouts) Option { return func(c *config) { c.timeouts = t } }
+// compatEnv is the environment variable NewServer reads the Queen version from when no
+// WithCompat option is given: "0.15", or "2.0" or empty for the default.
+const compatEnv = "QUEEN_COMPAT"
+
+// fromEnvironment is the version compatEnv sets, as an option that WithCompat overrides.
+func fromEnvironment() Option {
+	return func(c *config) {
+		if v, ok := os.LookupEnv(compatEnv); ok && c.compatFrom == "" {
+			c.compat, c.compatFrom = v, compatEnv
+		}
+	}
+}

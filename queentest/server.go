@@ -2,35 +2,26 @@ package queentest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/refserver"
 )
 
 // Server is a running reference broker: an in-memory engine behind the Queen HTTP API.
 type Server struct {
-	engine  *broker.Engine
-	manual  *broker.ManualClock // nil unless WithManualClock
-	clock   broker.Clock
-	logger  *slog.Logger
-	handler http.Handler
-	http    *http.Server
-	url     string
+	engine *broker.Engine
+	manual *broker.ManualClock // nil unless WithManualClock
+	ref    *refserver.Server
 
-	cfg       config
 	faults    faults
 	done      chan struct{} // closed by Close: fault delays and WaitIdle end
-	v015      bool          // WithCompat("0.15")
-	serveDone chan struct{}
 	closeOnce sync.Once
-	closeErr  error
 }
 
 // shutdownGrace bounds how long Close waits for requests other than long polls, which the
@@ -38,10 +29,12 @@ type Server struct {
 const shutdownGrace = 10 * time.Second
 
 // NewServer starts a broker on a free loopback port and closes it when the test ends.
-// A failure to start fails the test.
+// A failure to start fails the test. Without WithCompat, the Queen version it behaves as is
+// the QUEEN_COMPAT environment variable's ("0.15", or "2.0" or empty for the default); any
+// other value fails the test, naming it.
 func NewServer(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s, err := Start(opts...)
+	s, err := Start(append(slices.Clone(opts), fromEnvironment())...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,74 +50,57 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // A connection must send its request headers within 10s and a body within 30s of them, is
 // closed after 120s idle, and at most WithMaxConns connections are served at once.
 func Start(opts ...Option) (*Server, error) {
-	s := newServer(opts...)
-	cfg := s.cfg
-	if _, err := compatMode(cfg.compat); err != nil {
-		s.engine.Close()
+	s, addr, err := newServer(opts...)
+	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
+	if err := s.ref.Listen(); err != nil {
 		s.engine.Close()
-		return nil, fmt.Errorf("queentest: listening on %s: %w", cfg.addr, err)
+		return nil, fmt.Errorf("queentest: listening on %s: %w", addr, err)
 	}
-	s.url = "http://" + ln.Addr().String()
-	if cfg.maxConns > 0 {
-		ln = newLimitListener(ln, cfg.maxConns)
-	}
-	s.http = &http.Server{
-		Handler:           bodyDeadline(cfg.timeouts.body, s.handler),
-		ReadHeaderTimeout: cfg.timeouts.header,
-		IdleTimeout:       cfg.timeouts.idle,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
-	}
-	s.serveDone = make(chan struct{})
-	go func() {
-		defer close(s.serveDone)
-		_ = s.http.Serve(ln) // returns ErrServerClosed after Shutdown
-	}()
-	s.logger.Info("queen reference broker listening", "url", s.url, "auth", cfg.token != "", "manualClock", s.manual != nil, "compat", compatName(cfg.compat))
 	return s, nil
 }
 
-// newServer builds the engine and handler without listening.
-func newServer(opts ...Option) *Server {
+// newServer builds the engine and handler without listening, and returns the address Start
+// listens on.
+func newServer(opts ...Option) (*Server, string, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
-	mode, _ := compatMode(cfg.compat) // Start reports an unknown version
-	s := &Server{logger: cfg.logger, cfg: cfg, done: make(chan struct{}), v015: mode == broker.Mode015}
+	mode, ok := broker.ModeOf(cfg.compat)
+	switch {
+	case ok:
+	case cfg.compatFrom == compatEnv:
+		return nil, "", fmt.Errorf(`queentest: %s=%q: unknown Queen version; want "2.0" (or empty) or "0.15"`, compatEnv, cfg.compat)
+	default:
+		return nil, "", fmt.Errorf(`queentest: WithCompat(%q): unknown Queen version; want "2.0" (or "") or "0.15"`, cfg.compat)
+	}
+	s := &Server{done: make(chan struct{})}
 	s.faults.done = s.done
+	var clock broker.Clock = broker.RealClock{}
 	if cfg.manual {
 		start := cfg.start
 		if start.IsZero() {
 			start = time.Now()
 		}
 		s.manual = broker.NewManualClock(start.Truncate(time.Microsecond))
-		s.clock = s.manual
-	} else {
-		s.clock = broker.RealClock{}
+		clock = s.manual
 	}
-	s.engine = broker.New(s.clock, broker.WithMode(mode))
-	var h http.Handler = newRouter(s)
-	switch {
-	case cfg.token != "" && s.v015:
-		h = requireToken015(cfg.token, h)
-	case cfg.token != "":
-		h = requireToken(cfg.token, h)
-	}
-	h = logRequests(s.logger, h)
-	s.handler = s.faults.wrap(recoverPanics(s.logger, h))
-	return s
+	s.engine = broker.New(clock, broker.WithMode(mode))
+	s.ref = refserver.New(s.engine, refserver.Config{
+		Token: cfg.token, Logger: cfg.logger, Addr: cfg.addr, MaxConns: cfg.maxConns, Timeouts: cfg.timeouts,
+		ManualClock: cfg.manual, Middleware: s.faults.wrap,
+	})
+	return s, cfg.addr, nil
 }
 
 // URL is the broker's base URL, such as "http://127.0.0.1:41234".
-func (s *Server) URL() string { return s.url }
+func (s *Server) URL() string { return s.ref.URL() }
 
 // Handler serves the same broker, authentication included, for in-process use
 // (httptest.NewServer(srv.Handler()), or a handler test without a socket).
-func (s *Server) Handler() http.Handler { return s.handler }
+func (s *Server) Handler() http.Handler { return s.ref.Handler() }
 
 // Advance moves the broker's manual clock by d and fires the lease expiries now due, before
 // it returns. It panics when the Server was not started WithManualClock.
@@ -136,7 +112,7 @@ func (s *Server) Advance(d time.Duration) {
 }
 
 // Now is the broker's current time: the manual clock's, or the wall clock's.
-func (s *Server) Now() time.Time { return s.clock.Now() }
+func (s *Server) Now() time.Time { return s.engine.Now() }
 
 // Close stops the broker: it stops accepting connections, answers every waiting long poll
 // with an empty result, waits for in-flight requests, and returns. It is idempotent.
@@ -154,22 +130,8 @@ func (s *Server) Close() error {
 // done: then it closes the connections left and returns ctx's error. Only the first call of
 // Close or Shutdown stops the broker; later calls return its result.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.closeOnce.Do(func() {
-		// Answer waiting pops and end fault delays first: Shutdown waits for every active
-		// request to finish.
-		close(s.done)
-		s.engine.Close()
-		if s.http == nil {
-			return
-		}
-		if err := s.http.Shutdown(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			s.closeErr = err
-			_ = s.http.Close()
-		}
-		<-s.serveDone
-		s.logger.Info("queen reference broker stopped", "url", s.url)
-	})
-	return s.closeErr
+	s.closeOnce.Do(func() { close(s.done) }) // fault delays end first: Shutdown waits for them
+	return s.ref.Shutdown(ctx)
 }
 
 // WaitingPops is how many long polls are parked in the broker right now. Tests use it to know

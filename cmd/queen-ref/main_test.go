@@ -3,15 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
+	"flag"
 	"io"
 	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -23,7 +26,7 @@ func TestMain(m *testing.M) {
 }
 
 // TestRun_ServesHealthAndStopsOnCancel starts the broker on a free port, reads its address
-// from the startup log, checks /health and the 401 of R132, then cancels and waits for exit.
+// from the startup log, checks /health and the 401 of a request without the token, then cancels and waits for exit.
 func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -71,13 +74,8 @@ func TestRun_ServesHealthAndStopsOnCancel(t *testing.T) {
 	}
 
 	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("run returned %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancel")
+	if err := testutil.Recv(t, done, "run to return after cancel"); err != nil {
+		t.Fatalf("run returned %v", err)
 	}
 }
 
@@ -95,5 +93,19 @@ func TestRun_RefusesAnUnknownCompat(t *testing.T) {
 	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-compat", "1.0"}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), `"1.0"`) {
 		t.Fatalf("run -compat 1.0 = %v, want an error naming 1.0", err)
+	}
+}
+
+// -h says what the broker is and that stopping it loses everything it holds.
+func TestRun_HelpSaysStoppingDiscardsEverything(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	if err := run(context.Background(), []string{"-h"}, &out); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("run -h = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"keeps everything in memory", "discards every message,\ncursor and dead letter", "-max-conns"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-h lacks %q:\n%s", want, out.String())
+		}
 	}
 }

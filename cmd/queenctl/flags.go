@@ -1,191 +1,175 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"time"
 
-	queen "github.com/queenmq/queen-go"
-	"github.com/queenmq/queen-go/admin"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-const defaultServer = "http://127.0.0.1:6632"
-
-var (
-	errHelp      = flag.ErrHelp
-	errHelpShown = errors.New("help shown")
-	// errReported is a failure already reported on stderr item by item (exit 1).
-	errReported = errors.New("failures reported")
+const (
+	defaultServer  = "http://127.0.0.1:6632"
+	defaultTimeout = 10 * time.Second
 )
 
-// usageError is a bad command line (exit 2); command names the subcommand whose help to suggest.
-type usageError struct {
-	msg     string
-	command string
+// globalFlags are accepted before the command and by every subcommand. server and token
+// default to "" so that flag help never prints the token; resolution happens in connect.
+type globalFlags struct {
+	server, token, context string
+	output                 string
+	json                   bool
+	timeout                time.Duration
 }
 
-func (e usageError) Error() string { return e.msg }
-
-// commonFlags are accepted before the command and by every subcommand. They default to ""
-// so that flag help never prints the token; resolution happens in connect.
-type commonFlags struct {
-	server, token string
-	json          bool
-	version       bool
+func (a *app) addGlobalFlags(root *cobra.Command) {
+	f := root.PersistentFlags()
+	f.StringVar(&a.global.server, "server", "", "broker URL (default $QUEEN_URL, else the context's, else "+defaultServer+")")
+	f.StringVar(&a.global.token, "token", "", "bearer token (default $QUEEN_TOKEN, else the context's)")
+	f.StringVar(&a.global.context, "context", "", "broker and token from the config file (default $QUEEN_CONTEXT, else its current-context)")
+	f.StringVarP(&a.global.output, "output", "o", "", "output format: table, json, ndjson or yaml (default table)")
+	f.BoolVar(&a.global.json, "json", false, "print JSON instead of a table (the same as -o json)")
+	f.DurationVar(&a.global.timeout, "timeout", defaultTimeout, "how long each request waits for the broker's answer (0: no limit)")
+	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(
+		[]string{"table", "json", "ndjson", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = root.RegisterFlagCompletionFunc("context", a.completeContexts)
 }
 
-func (a *app) newFlagSet(name string, c *commonFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported by run, help by command.parse
-	fs.Usage = func() {}
-	fs.StringVar(&c.server, "server", "", "broker URL (default $QUEEN_URL, else "+defaultServer+")")
-	fs.StringVar(&c.token, "token", "", "bearer token (default $QUEEN_TOKEN)")
-	fs.BoolVar(&c.json, "json", false, "print JSON instead of a table")
-	if name == "queenctl" {
-		fs.BoolVar(&c.version, "version", false, "print queenctl's version and exit")
+// resolveGlobals checks the global flags once they are parsed, before the command runs.
+func (a *app) resolveGlobals() error {
+	out := strings.ToLower(a.global.output)
+	switch {
+	case a.global.json && out != "" && out != string(formatJSON):
+		return usageError{msg: fmt.Sprintf("give --json or -o %s, not both", a.global.output)}
+	case a.global.json:
+		a.format = formatJSON
+	case out == "":
+		a.format = formatTable
+	default:
+		switch f := format(out); f {
+		case formatTable, formatJSON, formatNDJSON, formatYAML:
+			a.format = f
+		default:
+			return usageError{msg: fmt.Sprintf("-o %q: the output format must be table, json, ndjson or yaml", a.global.output)}
+		}
 	}
-	return fs
+	if a.global.timeout < 0 {
+		return usageError{msg: fmt.Sprintf("--timeout %s: must not be negative (0: no limit)", a.global.timeout)}
+	}
+	return nil
 }
 
-// command is one subcommand: its flags and its help text.
-type command struct {
-	app      *app
-	name     string // "dlq list"
-	synopsis string // what follows "queenctl <name>"
-	about    string
-	fs       *flag.FlagSet
-	common   commonFlags
-}
-
-func (a *app) command(name, synopsis, about string) *command {
-	c := &command{app: a, name: name, synopsis: synopsis, about: about}
-	c.fs = a.newFlagSet(name, &c.common)
-	return c
-}
-
-// parse parses flags wherever they appear among the positional arguments (so that
-// "queue configure Q --lease-time 30s" works); after "--" everything is positional.
-func (c *command) parse(args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := c.fs.Parse(args); err != nil {
-			if errors.Is(err, errHelp) {
-				c.printHelp()
-				return nil, errHelpShown
+// goStyleFlags rewrites the single-dash long flags of Go's flag package (-json, -server URL,
+// -dry-run), which queenctl accepted before it moved to POSIX flags, into their double-dash
+// form, so that scripts written then keep working. The value of a flag is left as it is
+// ("--to -1h"), and so is everything after "--".
+func goStyleFlags(root *cobra.Command, args []string) []string {
+	takesValue := map[string]bool{} // long names, and shorthands as "-o"
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		record := func(f *pflag.Flag) {
+			value := f.NoOptDefVal == ""
+			takesValue[f.Name] = value
+			if f.Shorthand != "" {
+				takesValue["-"+f.Shorthand] = value
 			}
-			return nil, c.usagef("%s: %v", c.name, err)
 		}
-		rest := c.fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
+		c.Flags().VisitAll(record)
+		c.PersistentFlags().VisitAll(record)
+		for _, sub := range c.Commands() {
+			walk(sub)
 		}
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
 	}
+	walk(root)
+	// cobra adds these two when it runs; --f and --h are old spellings, normalized to the new.
+	for _, name := range []string{"help", "-h", "version", "f", "h"} {
+		takesValue[name] = false
+	}
+
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		out = append(out, arg)
+		switch {
+		case arg == "--":
+			return append(out, args[i+1:]...)
+		case strings.HasPrefix(arg, "--"):
+			name, _, hasValue := strings.Cut(arg[2:], "=")
+			if takesValue[name] && !hasValue && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case len(arg) == 2 && arg[0] == '-':
+			if takesValue[arg] && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		case len(arg) > 2 && arg[0] == '-':
+			name, _, hasValue := strings.Cut(arg[1:], "=")
+			value, known := takesValue[name]
+			if !known {
+				continue // a shorthand with its value attached ("-ojson"), or unknown
+			}
+			out[len(out)-1] = "-" + arg
+			if value && !hasValue && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
 }
 
-func (c *command) printHelp() {
-	w := c.app.stdout
-	fmt.Fprintf(w, "Usage: queenctl %s %s\n\n%s\n\nFlags:\n", c.name, c.synopsis, c.about)
-	c.fs.SetOutput(w)
-	c.fs.PrintDefaults()
-	c.fs.SetOutput(io.Discard)
+// command is one subcommand being built: its cobra command, and the app it runs in.
+type command struct {
+	app  *app
+	cmd  *cobra.Command
+	name string // "dlq list"
 }
+
+// command adds a subcommand under parent. use is its name and synopsis ("list --queue Q"),
+// about what its help says it does (its first line lists it under its parent).
+func (a *app) command(parent *cobra.Command, use, about string) *command {
+	short, _, _ := strings.Cut(about, "\n")
+	cmd := &cobra.Command{Use: use, Short: strings.TrimSuffix(short, "."), Long: about,
+		DisableFlagsInUseLine: true, Args: cobra.ArbitraryArgs}
+	parent.AddCommand(cmd)
+	return &command{app: a, cmd: cmd, name: commandName(cmd)}
+}
+
+func (c *command) flags() *pflag.FlagSet { return c.cmd.Flags() }
+
+// flagSet reports whether the named flag was given on the command line.
+func (c *command) flagSet(name string) bool { return c.cmd.Flags().Changed(name) }
 
 func (c *command) usagef(format string, args ...any) error {
 	return usageError{msg: fmt.Sprintf(format, args...), command: c.name}
 }
 
-// oneArg parses a command that takes exactly one argument, a what ("queue name"), and returns it.
-func (c *command) oneArg(args []string, what string) (string, error) {
-	pos, err := c.parse(args)
-	if err != nil {
-		return "", err
+// noArgs makes run the command, which takes flags only.
+func (c *command) noArgs(run func() error) {
+	c.cmd.RunE = func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return c.usagef("%s takes no arguments, got %q", c.name, args[0])
+		}
+		return run()
 	}
-	if len(pos) != 1 {
-		return "", c.usagef("%s: give exactly one %s, got %d (%q)", c.name, what, len(pos), pos)
-	}
-	return pos[0], nil
 }
 
-// noArgs parses a command that takes flags only.
-func (c *command) noArgs(args []string) error {
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
+// oneArg makes run the command, which takes exactly one argument, a what ("queue name").
+func (c *command) oneArg(what string, run func(arg string) error) {
+	c.cmd.RunE = func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return c.usagef("%s: give exactly one %s, got %d (%q)", c.name, what, len(args), args)
+		}
+		return run(args[0])
 	}
-	if len(pos) > 0 {
-		return c.usagef("%s takes no arguments, got %q", c.name, pos[0])
-	}
-	return nil
 }
 
-// connectNoArgs is the opening of a command that takes no arguments: refuse any, then connect.
-func (c *command) connectNoArgs(args []string) (*admin.Admin, func(), error) {
-	if err := c.noArgs(args); err != nil {
-		return nil, nil, err
-	}
-	return c.connect()
-}
-
-// connectOneArg is the opening of a command that takes one argument, a what: read it, then
-// connect.
-func (c *command) connectOneArg(args []string, what string) (string, *admin.Admin, func(), error) {
-	arg, err := c.oneArg(args, what)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	adm, done, err := c.connect()
-	return arg, adm, done, err
-}
-
-// flagSet reports whether the named flag was given on the command line.
-func (c *command) flagSet(name string) bool {
-	found := false
-	c.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
-	return found
-}
-
-// jsonOut reports whether --json was given before or after the command.
-func (c *command) jsonOut() bool { return c.common.json || c.app.global.json }
-
-// connect builds an Admin from --server/--token, else QUEEN_URL/QUEEN_TOKEN, else the default.
-func (c *command) connect() (*admin.Admin, func(), error) {
-	client, done, err := c.connectClient()
-	if err != nil {
-		return nil, nil, err
-	}
-	return admin.New(client), done, nil
-}
-
-// connectClient builds the client behind connect, for the commands that push or pop.
-func (c *command) connectClient() (*queen.Client, func(), error) {
-	server := c.serverURL()
-	token := firstNonEmpty(c.common.token, c.app.global.token, c.app.getenv("QUEEN_TOKEN"))
-	opts := []queen.Option{
-		queen.WithLogger(slog.New(slog.DiscardHandler)),                // errors are reported once, by run
-		queen.WithRetry(1, 100*time.Millisecond, 500*time.Millisecond), // a person is waiting: fail fast
-	}
-	if token != "" {
-		opts = append(opts, queen.WithToken(token))
-	}
-	client, err := queen.New(server, opts...)
-	if err != nil {
-		return nil, nil, c.usagef("invalid server %q: %v", server, err)
-	}
-	return client, func() { _ = client.Close() }, nil
-}
-
-// serverURL is --server, else QUEEN_URL, else the default.
-func (c *command) serverURL() string {
-	return firstNonEmpty(c.common.server, c.app.global.server, c.app.getenv("QUEEN_URL"), defaultServer)
+// anyArgs makes run the command, which checks its arguments itself.
+func (c *command) anyArgs(run func(args []string) error) {
+	c.cmd.RunE = func(_ *cobra.Command, args []string) error { return run(args) }
 }
 
 func firstNonEmpty(values ...string) string {

@@ -5,9 +5,14 @@
 //	queenctl seek --group billing --queue orders --to 2026-11-29T10:00:00Z
 //	queenctl queue configure orders --lease-time 30s --retry-limit 5
 //
-// The broker is --server (or QUEEN_URL, default http://127.0.0.1:6632) and the token --token
-// (or QUEEN_TOKEN). Output is a table, or JSON with --json. Exit status: 0 success, 1 the broker
-// refused or failed (or lag is over a bound), 2 bad usage, 3 the broker could not be reached.
+// The broker is --server (or QUEEN_URL, or a context of ~/.queen/config.yaml chosen with
+// --context, default http://127.0.0.1:6632) and the token --token (or QUEEN_TOKEN, or the
+// context's). Output is a table, or -o json, ndjson or yaml. Each request waits --timeout
+// (default 10s). 'queenctl completion bash|zsh|fish' prints a shell completion script.
+//
+// Exit status: 0 success, 1 the broker refused or failed (or lag is over a bound), 2 bad usage,
+// 3 the broker could not be reached or did not answer in time, 4 a change whose answer was lost:
+// it may or may not have been applied.
 package main
 
 import (

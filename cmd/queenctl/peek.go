@@ -1,12 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
@@ -15,7 +21,7 @@ import (
 // tableTime is how tables show a time: UTC, to the millisecond, always the same width.
 const tableTime = "2006-01-02T15:04:05.000Z"
 
-// messageLine is one printed message: a table line, or an NDJSON object with --json.
+// messageLine is one printed message: a table line, or an object with -o json, ndjson or yaml.
 type messageLine struct {
 	Queue         string          `json:"queue"`
 	Partition     string          `json:"partition"`
@@ -36,156 +42,340 @@ func poppedLine(m *queen.Message) messageLine {
 	return messageLine{m.Queue, m.Partition, m.PartitionID, m.Offset, m.TransactionID, m.ID, m.CreatedAt, "", m.Data}
 }
 
-// printer writes message lines, one at a time.
+// printer writes message lines as they come: one JSON object per line with json or ndjson
+// (the stream is NDJSON either way), one YAML document each with yaml, else a text line.
 type printer struct {
-	mu   sync.Mutex
-	app  *app
-	json bool
+	mu  sync.Mutex
+	app *app
 }
 
 func (p *printer) print(l messageLine) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json {
+	w := p.app.stdout
+	switch p.app.format {
+	case formatJSON, formatNDJSON:
 		b, err := json.Marshal(l)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(p.app.stdout, "%s\n", b)
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case formatYAML:
+		doc, err := toYAML(l)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, "---\n"+doc)
 		return err
 	}
 	data := string(l.Data)
 	if data == "" {
 		data = "-"
 	}
-	_, err := fmt.Fprintf(p.app.stdout, "%s  %s#%s  %s  %s\n", l.CreatedAt.UTC().Format(tableTime),
-		l.Partition, count(l.Offset), l.TransactionID, oneLine(data, 200))
+	_, err := fmt.Fprintf(w, "%s  %s#%s  %s  %s\n", l.CreatedAt.UTC().Format(tableTime),
+		clean(l.Partition), count(l.Offset), clean(l.TransactionID), clean(oneLine(data, 200)))
 	return err
 }
 
-func (a *app) messagesPeek(args []string) error {
-	c := a.command("messages peek", "Q [--partition P] [--limit N]",
+func (a *app) messagesPeekCommand(parent *cobra.Command) {
+	c := a.command(parent, "peek Q [--partition P] [--limit N]",
 		"Show queue Q's stored messages, newest first, with their payloads and statuses. A peek: it\n"+
 			"leases nothing, and no consumer group's cursor or delivery count moves.")
-	partition := c.fs.String("partition", "", "only this partition (name)")
-	limit := c.fs.Int("limit", 20, "messages to show, 1 to 1000")
-	offset := c.fs.Int("offset", 0, "messages to skip")
-	queue, err := c.oneArg(args, "queue name")
-	if err != nil {
-		return err
-	}
-	switch {
-	case *limit < 1 || *limit > 1000:
-		return c.usagef("messages peek: --limit %d: must be from 1 to 1000", *limit)
-	case *offset < 0:
-		return c.usagef("messages peek: --offset %d: must not be negative", *offset)
-	}
-	adm, done, err := c.connect()
-	if err != nil {
-		return err
-	}
-	defer done()
-	msgs, err := adm.Messages(a.ctx, admin.MessageQuery{Queue: queue, Partition: *partition, Limit: *limit, Offset: *offset})
-	if err != nil {
-		return c.notQueen(fmt.Errorf("messages peek %q: %w", queue, err))
-	}
-	lines := make([]messageLine, 0, len(msgs))
-	for _, m := range msgs {
-		lines = append(lines, storedLine(queue, m))
-	}
-	if c.jsonOut() {
-		return writeJSON(a.stdout, lines)
-	}
-	if len(lines) == 0 {
-		fmt.Fprintln(a.stdout, "no messages")
-		return nil
-	}
-	tw := newTable(a.stdout)
-	fmt.Fprintln(tw, "CREATED\tPARTITION\tOFFSET\tTRANSACTION ID\tSTATUS\tDATA")
-	for _, l := range lines {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.CreatedAt.UTC().Format(tableTime), l.Partition, count(l.Offset),
-			l.TransactionID, dash(l.Status), oneLine(string(l.Data), 80))
-	}
-	return tw.Flush()
+	c.cmd.ValidArgsFunction = a.queueArg
+	partition := c.flags().String("partition", "", "only this partition (name)")
+	limit := c.flags().Int("limit", 20, "messages to show, 1 to 1000")
+	offset := c.flags().Int("offset", 0, "messages to skip")
+	c.oneArg("queue name", func(queue string) error {
+		switch {
+		case *limit < 1 || *limit > 1000:
+			return c.usagef("messages peek: --limit %d: must be from 1 to 1000", *limit)
+		case *offset < 0:
+			return c.usagef("messages peek: --offset %d: must not be negative", *offset)
+		}
+		r, err := a.connect()
+		if err != nil {
+			return err
+		}
+		msgs, err := ask(r, func(ctx context.Context) ([]admin.StoredMessage, error) {
+			return r.adm.Messages(ctx, admin.MessageQuery{Queue: queue, Partition: *partition, Limit: *limit, Offset: *offset})
+		})
+		if err != nil {
+			return r.notQueen(fmt.Errorf("messages peek %q: %w", queue, err))
+		}
+		if len(msgs) == 0 {
+			if err := r.confirmBroker("message list"); err != nil {
+				return fmt.Errorf("messages peek %q: %w", queue, err)
+			}
+		}
+		lines := make([]messageLine, 0, len(msgs))
+		for _, m := range msgs {
+			lines = append(lines, storedLine(queue, m))
+		}
+		return a.show(lines, func(w io.Writer) error {
+			if len(lines) == 0 {
+				_, err := fmt.Fprintln(w, "no messages")
+				return err
+			}
+			t := newTable(w, "CREATED", "PARTITION", "OFFSET", "TRANSACTION ID", "STATUS", "DATA")
+			for _, l := range lines {
+				t.row(l.CreatedAt.UTC().Format(tableTime), l.Partition, count(l.Offset), l.TransactionID, dash(l.Status), oneLine(string(l.Data), 80))
+			}
+			return t.flush()
+		})
+	})
 }
 
-func (a *app) tail(args []string) error {
-	c := a.command("tail", "Q [--group G] [-f] [--limit N]",
-		"Print queue Q's latest messages, oldest of them first; with -f, keep printing new ones until\n"+
-			"interrupted. Without --group it only peeks: nothing is leased or acked. With --group G it\n"+
-			"consumes as G: each message printed is acked for G, so G's cursor moves (a group new to the\n"+
-			"queue starts with the messages pushed from then on).")
-	group := c.fs.String("group", "", "consume as this consumer group (acks what it prints)")
-	follow := c.fs.Bool("f", false, "follow: keep printing messages as they arrive")
-	partition := c.fs.String("partition", "", "only this partition (name)")
-	limit := c.fs.Int("limit", 10, "messages to print first (with --group: per pop)")
-	interval := c.fs.Duration("interval", time.Second, "without --group: how often -f looks for new messages")
-	queue, err := c.oneArg(args, "queue name")
-	if err != nil {
-		return err
-	}
-	switch {
-	case *limit < 1 || *limit > 1000:
-		return c.usagef("tail: --limit %d: must be from 1 to 1000", *limit)
-	case *interval <= 0:
-		return c.usagef("tail: --interval %s: must be positive", *interval)
-	}
-	client, done, err := c.connectClient()
-	if err != nil {
-		return err
-	}
-	defer done()
-	p := &printer{app: a, json: c.jsonOut()}
-	if *group != "" {
-		fmt.Fprintf(a.stderr, "queenctl: consuming queue %s as consumer group %s: every message printed is acked\n", queue, *group)
-		return a.tailAsGroup(c, client, p, queue, *partition, *group, *limit, *follow)
-	}
-	if *follow {
-		fmt.Fprintf(a.stderr, "queenctl: peeking at queue %s: nothing is leased or acked (interrupt to stop)\n", queue)
-	}
-	adm := admin.New(client)
-	seen := map[string]bool{}
-	for first := true; ; first = false {
-		n := *limit
-		if !first {
-			n = 1000
+func (a *app) tailCommand(parent *cobra.Command) {
+	c := a.command(parent, "tail Q [--group G] [-f] [--limit N]",
+		"Print queue Q's latest messages, oldest of them first; with -f, keep printing new ones, each\n"+
+			"once and in order, until interrupted (a queue that does not exist yet is waited for).\n"+
+			"Without --group it only peeks: nothing is leased or acked. With --group G it consumes as G:\n"+
+			"each message printed is acked for G, so G's cursor moves. A group new to the queue is\n"+
+			"created by it, starts with the messages pushed from then on, and stays after tail ends\n"+
+			"(queenctl group delete G --queue Q removes it).")
+	c.cmd.ValidArgsFunction = a.queueArg
+	group := c.flags().String("group", "", "consume as this consumer group (acks what it prints)")
+	follow := c.flags().BoolP("follow", "f", false, "follow: keep printing messages as they arrive")
+	partition := c.flags().String("partition", "", "only this partition (name)")
+	limit := c.flags().Int("limit", 10, "messages to print first (with --group: per pop)")
+	interval := c.flags().Duration("interval", time.Second, "without --group: how often -f looks for new messages")
+	_ = c.cmd.RegisterFlagCompletionFunc("group", a.completeGroups)
+	c.oneArg("queue name", func(queue string) error {
+		switch {
+		case *limit < 1 || *limit > 1000:
+			return c.usagef("tail: --limit %d: must be from 1 to 1000", *limit)
+		case *interval <= 0:
+			return c.usagef("tail: --interval %s: must be positive", *interval)
 		}
-		msgs, err := adm.Messages(a.ctx, admin.MessageQuery{Queue: queue, Partition: *partition, Limit: n})
+		r, err := a.connect()
+		if err != nil {
+			return err
+		}
+		p := &printer{app: a}
+		if *group != "" {
+			return a.tailAsGroup(r, p, queue, *partition, *group, *limit, *follow)
+		}
+		t := &tailer{r: r, p: p, queue: queue, partition: *partition, limit: *limit, interval: *interval}
+		if !*follow {
+			return t.once()
+		}
+		fmt.Fprintf(a.stderr, "queenctl: peeking at queue %s: nothing is leased or acked (interrupt to stop)\n", clean(queue))
+		return t.follow()
+	})
+}
+
+// tailer prints a queue's messages by peeking at them, without a consumer group.
+type tailer struct {
+	r                *remote
+	p                *printer
+	queue, partition string
+	limit            int
+	interval         time.Duration
+	seen             seenMessages
+}
+
+func (t *tailer) list(n int) ([]admin.StoredMessage, error) {
+	return ask(t.r, func(ctx context.Context) ([]admin.StoredMessage, error) {
+		return t.r.adm.Messages(ctx, admin.MessageQuery{Queue: t.queue, Partition: t.partition, Limit: n})
+	})
+}
+
+func (t *tailer) failed(err error) error {
+	return t.r.notQueen(fmt.Errorf("tail %q: %w", t.queue, err))
+}
+
+// once prints the latest messages, oldest of them first.
+func (t *tailer) once() error {
+	msgs, err := t.list(t.limit)
+	if err != nil {
+		return t.failed(err)
+	}
+	if len(msgs) == 0 {
+		if err := t.r.confirmBroker("message list"); err != nil {
+			return fmt.Errorf("tail %q: %w", t.queue, err)
+		}
+	}
+	return t.print(chronological(msgs))
+}
+
+// follow prints the latest messages, then each message stored after them, once and in order.
+func (t *tailer) follow() error {
+	a := t.r.app
+	waited, err := t.awaitQueue()
+	if err != nil || a.ctx.Err() != nil {
+		return err
+	}
+	// The first look prints the newest limit messages, but records a deeper look as seen: where
+	// the broker does not number messages, those sharing the newest time with the ones printed
+	// are told from new ones only so.
+	depth := max(t.limit, look)
+	if waited { // everything in a queue that did not exist when tail started is new
+		depth = maxLook
+	}
+	msgs, err := t.list(depth)
+	if err != nil {
+		return t.failed(err)
+	}
+	if len(msgs) == 0 {
+		if err := t.r.confirmBroker("message list"); err != nil {
+			return fmt.Errorf("tail %q: %w", t.queue, err)
+		}
+	}
+	for _, m := range msgs {
+		t.seen.add(m)
+	}
+	if !waited {
+		msgs = msgs[:min(len(msgs), t.limit)]
+	}
+	if err := t.print(chronological(msgs)); err != nil {
+		return err
+	}
+	for a.wait(t.interval) {
+		fresh, err := t.fresh()
 		if err != nil {
 			if a.ctx.Err() != nil {
 				return nil
 			}
-			return c.notQueen(fmt.Errorf("tail %q: %w", queue, err))
+			return t.failed(err)
 		}
-		now := make(map[string]bool, len(msgs))
-		fresh := 0
-		for _, m := range slices.Backward(msgs) {
-			key := m.PartitionID + "\x00" + m.TransactionID
-			now[key] = true
-			if !seen[key] {
-				fresh++
-				if err := p.print(storedLine(queue, m)); err != nil {
-					return err
-				}
-			}
-		}
-		if !first && fresh == n && len(msgs) == n {
-			fmt.Fprintf(a.stderr, "queenctl: tail: more than %d messages arrived since the last look; older ones were not shown\n", n)
-		}
-		if !first { // what fell out of the window cannot come back; what is in it stays known
-			for k := range seen {
-				if !now[k] {
-					delete(seen, k)
-				}
-			}
-		}
-		for k := range now {
-			seen[k] = true
-		}
-		if !*follow || !a.wait(*interval) {
-			return nil
+		if err := t.print(fresh); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// Each look after the first lists the newest look messages; when every one of them is new,
+// more may be behind them, and it looks again maxLook deep.
+const (
+	look    = 100
+	maxLook = 1000
+)
+
+// fresh lists the messages stored since the last look, oldest first, and records them.
+func (t *tailer) fresh() ([]admin.StoredMessage, error) {
+	var msgs []admin.StoredMessage
+	var err error
+	for n := look; ; n = maxLook {
+		if msgs, err = t.list(n); err != nil {
+			return nil, err
+		}
+		if len(msgs) < n || n == maxLook || !t.seen.allNew(msgs) {
+			break
+		}
+	}
+	var out []admin.StoredMessage
+	for _, m := range msgs {
+		if !t.seen.has(m) {
+			out = append(out, m)
+		}
+	}
+	if len(out) == maxLook {
+		fmt.Fprintf(t.r.app.stderr, "queenctl: tail: more than %d messages arrived since the last look; older ones were not shown\n", maxLook)
+	}
+	for _, m := range out {
+		t.seen.add(m)
+	}
+	return chronological(out), nil
+}
+
+// awaitQueue waits for the queue to exist, reporting whether it had to. It also marks every
+// message stored now as seen, partition by partition, where the broker numbers them, so
+// that none of them is printed later as if it were new.
+func (t *tailer) awaitQueue() (waited bool, err error) {
+	a := t.r.app
+	for {
+		q, err := ask(t.r, func(ctx context.Context) (admin.QueueInfo, error) { return t.r.adm.QueueInfo(ctx, t.queue) })
+		switch {
+		case err == nil && !waited:
+			for _, p := range q.Partitions {
+				t.seen.upTo(p.ID, p.LastOffset)
+			}
+			return false, nil
+		case err == nil:
+			return true, nil
+		case !errors.Is(err, admin.ErrNotFound):
+			return waited, t.failed(err)
+		case !waited:
+			fmt.Fprintf(a.stderr, "queenctl: tail: queue %s does not exist yet; waiting for it (interrupt to stop)\n", clean(t.queue))
+		}
+		waited = true
+		if !a.wait(t.interval) {
+			return true, nil
+		}
+	}
+}
+
+func (t *tailer) print(msgs []admin.StoredMessage) error {
+	for _, m := range msgs {
+		if err := t.p.print(storedLine(t.queue, m)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chronological is a newest-first list oldest first: reversed, then ordered by creation
+// time (a broker's order among messages of the same time is kept).
+func chronological(newestFirst []admin.StoredMessage) []admin.StoredMessage {
+	out := slices.Clone(newestFirst)
+	slices.Reverse(out)
+	slices.SortStableFunc(out, func(a, b admin.StoredMessage) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out
+}
+
+// seenMessages is what tail has printed or found stored when it started. Where the broker
+// numbers messages, a partition's highest offset says it all. Where it does not (0.15), the
+// newest creation time seen says it, with the messages created at exactly that time: a
+// message older than it was stored before the last look, and one of the same time is new
+// unless it was seen. What it holds stays bounded whatever the queue's size.
+type seenMessages struct {
+	offsets map[string]int64 // partition id: the highest offset seen
+	at      time.Time        // the newest creation time seen of a message without an offset
+	atKeys  map[string]bool  // the messages without an offset created at exactly at
+}
+
+func messageKey(m admin.StoredMessage) string {
+	return cmp.Or(m.ID, m.PartitionID+"\x00"+m.TransactionID)
+}
+
+// upTo marks every message of a partition up to offset as seen.
+func (s *seenMessages) upTo(partitionID string, offset int64) {
+	if offset < 0 {
+		return
+	}
+	if s.offsets == nil {
+		s.offsets = map[string]int64{}
+	}
+	if cur, ok := s.offsets[partitionID]; !ok || offset > cur {
+		s.offsets[partitionID] = offset
+	}
+}
+
+func (s *seenMessages) add(m admin.StoredMessage) {
+	if m.Offset >= 0 {
+		s.upTo(m.PartitionID, m.Offset)
+		return
+	}
+	switch {
+	case m.CreatedAt.After(s.at):
+		s.at, s.atKeys = m.CreatedAt, map[string]bool{messageKey(m): true}
+	case m.CreatedAt.Equal(s.at):
+		s.atKeys[messageKey(m)] = true
+	}
+}
+
+func (s *seenMessages) has(m admin.StoredMessage) bool {
+	if m.Offset >= 0 {
+		hi, ok := s.offsets[m.PartitionID]
+		return ok && m.Offset <= hi
+	}
+	return m.CreatedAt.Before(s.at) || m.CreatedAt.Equal(s.at) && s.atKeys[messageKey(m)]
+}
+
+func (s *seenMessages) allNew(msgs []admin.StoredMessage) bool {
+	return !slices.ContainsFunc(msgs, s.has)
 }
 
 // wait pauses for d, or until the command is interrupted; it reports whether to go on.
@@ -200,8 +390,18 @@ func (a *app) wait(d time.Duration) bool {
 	}
 }
 
-func (a *app) tailAsGroup(c *command, client *queen.Client, p *printer, queue, partition, group string, limit int, follow bool) error {
-	b := client.Queue(queue).Group(group)
+func (a *app) tailAsGroup(r *remote, p *printer, queue, partition, group string, limit int, follow bool) error {
+	fmt.Fprintf(a.stderr, "queenctl: consuming queue %s as consumer group %s: every message printed is acked\n", clean(queue), clean(group))
+	known, err := groupReads(r, group, queue)
+	if err != nil {
+		return r.notQueen(fmt.Errorf("tail %q --group %q: %w", queue, group, err))
+	}
+	if !known {
+		fmt.Fprintf(a.stderr, "queenctl: this creates consumer group %s on queue %s, which starts with the messages pushed from now on "+
+			"and stays after tail ends; delete it with: queenctl group delete %s --queue %s\n",
+			clean(group), clean(queue), clean(group), clean(queue))
+	}
+	b := r.client.Queue(queue).Group(group)
 	if partition != "" {
 		b = b.Partition(partition)
 	}
@@ -210,13 +410,13 @@ func (a *app) tailAsGroup(c *command, client *queen.Client, p *printer, queue, p
 			return p.print(poppedLine(m))
 		})
 		if err != nil {
-			return c.notQueen(fmt.Errorf("tail %q --group %q: %w", queue, group, err))
+			return r.notQueen(fmt.Errorf("tail %q --group %q: %w", queue, group, err))
 		}
 		return nil
 	}
-	msgs, err := b.Batch(limit).Pop(a.ctx)
+	msgs, err := ask(r, b.Batch(limit).Pop)
 	if err != nil {
-		return c.notQueen(fmt.Errorf("tail %q --group %q: %w", queue, group, err))
+		return r.notQueen(fmt.Errorf("tail %q --group %q: %w", queue, group, err))
 	}
 	items := make([]queen.AckItem, 0, len(msgs))
 	for _, m := range msgs {
@@ -228,56 +428,83 @@ func (a *app) tailAsGroup(c *command, client *queen.Client, p *printer, queue, p
 	if len(items) == 0 {
 		return nil
 	}
-	results, err := client.AckBatch(a.ctx, items)
+	results, err := modify(r, fmt.Sprintf("tail %q --group %q: acking what it printed", queue, group),
+		func(ctx context.Context) ([]queen.AckResult, error) { return r.client.AckBatch(ctx, items) })
 	if err != nil {
-		return fmt.Errorf("tail %q --group %q: acking what it printed: %w", queue, group, err)
+		return err
 	}
-	for _, r := range results {
-		if !r.Success {
-			return fmt.Errorf("tail %q --group %q: the broker refused an ack of %s: %s", queue, group, r.TransactionID, r.Error)
+	for _, res := range results {
+		if !res.Success {
+			return fmt.Errorf("tail %q --group %q: the broker refused an ack of %s: %s", queue, group, res.TransactionID, res.Error)
 		}
 	}
 	return nil
 }
 
-func (a *app) dlqShow(args []string) error {
-	c := a.command("dlq show", "ID [--queue Q]", "Show one dead letter, with its error and payload.")
-	queue := c.fs.String("queue", "", "look only among this queue's dead letters")
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
+// groupReads reports whether the broker knows the group on the queue (a cursor or a start).
+func groupReads(r *remote, group, queue string) (bool, error) {
+	g, err := ask(r, func(ctx context.Context) (admin.GroupInfo, error) { return r.adm.ConsumerGroup(ctx, group) })
+	switch {
+	case errors.Is(err, admin.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
 	}
-	if len(pos) != 1 || pos[0] == "" {
-		return c.usagef("dlq show: give exactly one dead-letter id, got %d (%q)", len(pos), pos)
+	return slices.ContainsFunc(g.Queues, func(q admin.GroupQueue) bool { return q.Queue == queue }), nil
+}
+
+func (a *app) dlqShowCommand(parent *cobra.Command) {
+	c := a.command(parent, "show ID [--queue Q]", "Show one dead letter, with its error and payload.")
+	queue := c.flags().String("queue", "", "look only among this queue's dead letters")
+	_ = c.cmd.RegisterFlagCompletionFunc("queue", a.completeQueues)
+	c.anyArgs(func(pos []string) error {
+		if len(pos) != 1 || pos[0] == "" {
+			return c.usagef("dlq show: give exactly one dead-letter id, got %d (%q)", len(pos), pos)
+		}
+		r, err := a.connect()
+		if err != nil {
+			return err
+		}
+		letters, err := ask(r, func(ctx context.Context) ([]admin.DeadLetter, error) {
+			return r.adm.AllDeadLetters(ctx, admin.DLQQuery{Queue: *queue})
+		})
+		if err != nil {
+			return r.notQueen(fmt.Errorf("dlq show %q: %w", pos[0], err))
+		}
+		i := slices.IndexFunc(letters, func(d admin.DeadLetter) bool { return d.ID == pos[0] || d.MessageID == pos[0] })
+		if i < 0 {
+			if len(letters) == 0 {
+				if err := r.confirmBroker("dead-letter list"); err != nil {
+					return fmt.Errorf("dlq show %q: %w", pos[0], err)
+				}
+			}
+			return fmt.Errorf("dlq show %q: %w: no dead letter has this id", pos[0], admin.ErrNotFound)
+		}
+		d := letters[i]
+		return a.show(d, func(w io.Writer) error {
+			t := newTable(w)
+			for _, kv := range [][2]string{
+				{"ID", d.ID}, {"MESSAGE ID", d.MessageID}, {"TRANSACTION ID", d.TransactionID}, {"QUEUE", d.Queue},
+				{"PARTITION", d.Partition}, {"GROUP", d.ConsumerGroup}, {"RETRIES", fmt.Sprint(d.RetryCount)},
+				{"CREATED AT", timeText(d.CreatedAt)}, {"FAILED AT", timeText(d.FailedAt)}, {"ERROR", d.Error},
+			} {
+				t.row(kv[0], kv[1])
+			}
+			if err := t.flush(); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(w, "DATA\n%s\n", cleanData(d.Data))
+			return err
+		})
+	})
+}
+
+// cleanData is a payload as stored, its JSON layout (line breaks, indentation) kept and any
+// other control character escaped.
+func cleanData(data json.RawMessage) string {
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		lines[i] = clean(l)
 	}
-	adm, done, err := c.connect()
-	if err != nil {
-		return err
-	}
-	defer done()
-	letters, err := adm.AllDeadLetters(a.ctx, admin.DLQQuery{Queue: *queue})
-	if err != nil {
-		return c.notQueen(fmt.Errorf("dlq show %q: %w", pos[0], err))
-	}
-	i := slices.IndexFunc(letters, func(d admin.DeadLetter) bool { return d.ID == pos[0] || d.MessageID == pos[0] })
-	if i < 0 {
-		return fmt.Errorf("dlq show %q: %w: no dead letter has this id", pos[0], admin.ErrNotFound)
-	}
-	d := letters[i]
-	if c.jsonOut() {
-		return writeJSON(a.stdout, d)
-	}
-	tw := newTable(a.stdout)
-	for _, kv := range [][2]string{
-		{"ID", d.ID}, {"MESSAGE ID", d.MessageID}, {"TRANSACTION ID", d.TransactionID}, {"QUEUE", d.Queue},
-		{"PARTITION", d.Partition}, {"GROUP", d.ConsumerGroup}, {"RETRIES", fmt.Sprint(d.RetryCount)},
-		{"CREATED AT", timeText(d.CreatedAt)}, {"FAILED AT", timeText(d.FailedAt)}, {"ERROR", d.Error},
-	} {
-		fmt.Fprintf(tw, "%s\t%s\n", kv[0], kv[1])
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "DATA\n%s\n", d.Data)
-	return nil
+	return strings.Join(lines, "\n")
 }

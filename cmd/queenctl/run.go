@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	queen "github.com/queenmq/queen-go"
 )
@@ -13,12 +17,13 @@ import (
 // Exit statuses.
 const (
 	exitOK      = 0
-	exitFailure = 1 // the broker refused or failed
-	exitUsage   = 2 // bad command line
-	exitOffline = 3 // the broker could not be reached
+	exitFailure = 1 // the broker refused or failed (or lag is over a bound)
+	exitUsage   = 2 // bad command line, or a context that cannot be read
+	exitOffline = 3 // the broker could not be reached, or did not answer within --timeout
+	exitUnknown = 4 // a change whose answer was lost: it may or may not have been applied
 )
 
-const topUsage = `Usage: queenctl [--server URL] [--token T] [--json] <command> [arguments]
+const topUsage = `Usage: queenctl [--server URL] [--token T] [--context NAME] [-o FORMAT] <command> [arguments]
 
 Look:
   status                                                    every queue's depth and every group's lag
@@ -45,10 +50,26 @@ Change:
   (--dry-run on seek, replay, delete and configure shows what would change; deletes need --yes
   when stdin is a terminal)
 
-The broker is --server, else $QUEEN_URL, else http://127.0.0.1:6632; the token is --token,
-else $QUEEN_TOKEN. Run 'queenctl <command> --help' for a command's flags.
+Shell:
+  completion bash|zsh|fish                                  print a completion script (see its --help)
+
+The broker is --server, else $QUEEN_URL, else the context's server, else http://127.0.0.1:6632;
+the token is --token, else $QUEEN_TOKEN, else the context's token (sent only to the context's own
+server). The context is --context, else $QUEEN_CONTEXT, else the current-context of the config
+file ($QUEEN_CONFIG, else ~/.queen/config.yaml):
+
+  current-context: prod
+  contexts:
+    - name: prod
+      server: https://queen.internal:6632
+      token: s3cret            # or token-ref: env | file:///path/to/token | literal:s3cret
+
+Output is a table, or -o json, ndjson or yaml (--json is -o json; errors are then JSON on stderr).
+Each request waits --timeout (default 10s) for the broker's answer.
+Run 'queenctl <command> --help' for a command's flags.
 Exit status: 0 success, 1 the broker refused or failed (or lag is over), 2 bad usage,
-3 the broker could not be reached. With --json, errors are JSON on stderr.
+3 the broker could not be reached or did not answer in time, 4 a change whose answer was lost:
+it may have been applied (look before you repeat it).
 `
 
 // app is one invocation: where to write, and the global flags every subcommand inherits.
@@ -57,9 +78,12 @@ type app struct {
 	getenv         func(string) string
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	global         commonFlags
+	global         globalFlags
+	format         format // resolved from -o and --json once the flags are parsed; "" before
 	// stdinIsTerminal reports whether a person may be typing: deletes then need --yes.
 	stdinIsTerminal func() bool
+	// closers release what the command opened (clients and their connections), last first.
+	closers []func()
 }
 
 // run is the whole command, testable in-process, with nothing on stdin; it returns the exit status.
@@ -74,19 +98,24 @@ func runWith(ctx context.Context, args []string, env func(string) string, stdin 
 	}
 	a := &app{ctx: ctx, getenv: env, stdin: stdin, stdout: stdout, stderr: stderr,
 		stdinIsTerminal: func() bool { return isTerminalReader(stdin) }}
-	err := a.dispatch(args)
+	err := a.execute(args)
+	for _, c := range slices.Backward(a.closers) {
+		c()
+	}
 	code := exitCode(err)
-	if code == exitOK || errors.Is(err, errReported) {
+	var r reported
+	if code == exitOK || errors.As(err, &r) {
 		return code
 	}
-	if wantsJSON(args) {
+	msg := clean(err.Error())
+	if a.format.isJSON() || (a.format == "" && wantsJSON(args)) {
 		_ = writeJSON(stderr, struct {
 			Error string `json:"error"`
 			Exit  int    `json:"exit"`
-		}{err.Error(), code})
+		}{msg, code})
 		return code
 	}
-	fmt.Fprintf(stderr, "queenctl: %v\n", err)
+	fmt.Fprintf(stderr, "queenctl: %s\n", msg)
 	var u usageError
 	if errors.As(err, &u) && u.command != "" {
 		fmt.Fprintf(stderr, "run 'queenctl %s --help' for usage\n", u.command)
@@ -96,95 +125,191 @@ func runWith(ctx context.Context, args []string, env func(string) string, stdin 
 
 // exitCode maps a command's outcome to the exit status.
 func exitCode(err error) int {
+	var r reported
 	switch {
-	case err == nil, errors.Is(err, errHelpShown):
+	case err == nil:
 		return exitOK
+	case errors.As(err, &r):
+		return r.code
 	case errors.As(err, new(usageError)), errors.Is(err, queen.ErrInvalidOption):
 		return exitUsage
+	case isMayHaveApplied(err):
+		return exitUnknown
 	case isUnreachable(err):
 		return exitOffline
 	}
 	return exitFailure
 }
 
-// wantsJSON reports --json among the arguments, before any "--".
+// usageError is a bad command line (exit 2); command names the subcommand whose help to suggest.
+type usageError struct {
+	msg     string
+	command string
+}
+
+func (e usageError) Error() string { return e.msg }
+
+// reported is an outcome already reported on stderr item by item, with its exit status.
+type reported struct{ code int }
+
+func (r reported) Error() string { return fmt.Sprintf("failures reported (exit %d)", r.code) }
+
+// wantsJSON reports JSON output asked for among the arguments, before any "--": for errors
+// found before the flags could be parsed.
 func wantsJSON(args []string) bool {
-	for _, a := range args {
+	for i, a := range args {
 		switch a {
 		case "--":
 			return false
-		case "--json", "-json", "--json=true", "-json=true":
+		case "--json", "-json", "--json=true", "-json=true",
+			"-ojson", "-o=json", "--output=json", "-ondjson", "-o=ndjson", "--output=ndjson":
 			return true
+		case "-o", "--output", "-output":
+			if i+1 < len(args) && (args[i+1] == "json" || args[i+1] == "ndjson") {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-func (a *app) dispatch(args []string) error {
-	fs := a.newFlagSet("queenctl", &a.global)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, errHelp) {
-			fmt.Fprint(a.stdout, topUsage)
-			return errHelpShown
-		}
-		return usageError{msg: err.Error()}
-	}
-	rest := fs.Args()
-	if a.global.version {
-		fmt.Fprintf(a.stdout, "queenctl %s\n", clientVersion())
-		return nil
-	}
-	if len(rest) == 0 {
-		fmt.Fprint(a.stderr, topUsage)
-		return usageError{msg: "no command given"}
-	}
-	if rest[0] == "help" {
-		fmt.Fprint(a.stdout, topUsage)
-		return nil
-	}
-	commands := map[string]func([]string) error{
-		"status":          a.status,
-		"queue list":      a.queueList,
-		"queue show":      a.queueShow,
-		"group list":      a.groupList,
-		"group show":      a.groupShow,
-		"lag":             a.lag,
-		"messages peek":   a.messagesPeek,
-		"tail":            a.tail,
-		"push":            a.push,
-		"dlq show":        a.dlqShow,
-		"ping":            a.ping,
-		"version":         a.version,
-		"dlq list":        a.dlqList,
-		"dlq replay":      a.dlqReplay,
-		"dlq delete":      a.dlqDelete,
-		"seek":            a.seek,
-		"queue configure": a.queueConfigure,
-		"queue delete":    a.queueDelete,
-		"group delete":    a.groupDelete,
-	}
-	if run, ok := commands[rest[0]]; ok {
-		return run(rest[1:])
-	}
-	switch {
-	case rest[0] != "dlq" && rest[0] != "queue" && rest[0] != "group" && rest[0] != "messages":
-	case len(rest) > 1 && commands[rest[0]+" "+rest[1]] != nil:
-		return commands[rest[0]+" "+rest[1]](rest[2:])
-	case len(rest) > 1 && isHelpFlag(rest[1]):
-		fmt.Fprint(a.stdout, topUsage)
-		return errHelpShown
-	case len(rest) == 1 || strings.HasPrefix(rest[1], "-"):
-		return usageError{msg: rest[0] + ": missing subcommand (see queenctl --help)"}
-	default:
-		return usageError{msg: fmt.Sprintf("unknown command %q (see queenctl --help)", rest[0]+" "+rest[1])}
-	}
-	return usageError{msg: fmt.Sprintf("unknown command %q (see queenctl --help)", rest[0])}
+// execute builds the command tree and runs what args ask for.
+func (a *app) execute(args []string) error {
+	root := a.rootCommand()
+	root.SetArgs(goStyleFlags(root, args))
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	root.SetIn(a.stdin)
+	return root.ExecuteContext(a.ctx)
 }
 
-func isHelpFlag(s string) bool {
-	switch s {
-	case "-h", "-help", "--help", "--h":
-		return true
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:               "queenctl",
+		Short:             "administer a Queen broker: dead letters, seeks, queues and consumer groups",
+		Version:           clientVersion(),
+		Args:              cobra.ArbitraryArgs,
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		PersistentPreRunE: func(*cobra.Command, []string) error { return a.resolveGlobals() },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				fmt.Fprint(a.stderr, topUsage)
+				return usageError{msg: "no command given"}
+			}
+			return unknownCommand(cmd, args[0])
+		},
 	}
-	return false
+	root.SetVersionTemplate("queenctl {{.Version}}\n")
+	root.SetHelpFunc(a.help)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if !cmd.HasParent() {
+			return usageError{msg: err.Error()}
+		}
+		name := commandName(cmd)
+		return usageError{msg: name + ": " + err.Error(), command: name}
+	})
+	// "-f" is tail's follow flag and "-h" help's: their old long forms "--f" and "--h" still
+	// mean --follow and --help.
+	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		switch name {
+		case "f":
+			return "follow"
+		case "h":
+			return "help"
+		}
+		return pflag.NormalizedName(name)
+	})
+	a.addGlobalFlags(root)
+
+	dlq := a.group(root, "dlq", "dead letters: list, show, replay and delete them")
+	queue := a.group(root, "queue", "queues: list, show, configure and delete them")
+	group := a.group(root, "group", "consumer groups: list, show and delete them")
+	messages := a.group(root, "messages", "stored messages: peek at them")
+
+	a.statusCommand(root)
+	a.queueListCommand(queue)
+	a.queueShowCommand(queue)
+	a.queueConfigureCommand(queue)
+	a.queueDeleteCommand(queue)
+	a.groupListCommand(group)
+	a.groupShowCommand(group)
+	a.groupDeleteCommand(group)
+	a.lagCommand(root)
+	a.messagesPeekCommand(messages)
+	a.tailCommand(root)
+	a.pushCommand(root)
+	a.pingCommand(root)
+	a.versionCommand(root)
+	a.dlqListCommand(dlq)
+	a.dlqShowCommand(dlq)
+	a.dlqReplayCommand(dlq)
+	a.dlqDeleteCommand(dlq)
+	a.seekCommand(root)
+	return root
+}
+
+// group adds a command that only holds subcommands ("dlq", "queue", ...).
+func (a *app) group(root *cobra.Command, name, short string) *cobra.Command {
+	g := &cobra.Command{
+		Use:         name,
+		Short:       short,
+		Args:        cobra.ArbitraryArgs,
+		Annotations: map[string]string{groupAnnotation: "true"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{msg: name + ": missing subcommand (see queenctl --help)"}
+			}
+			return unknownCommand(cmd, args[0])
+		},
+	}
+	root.AddCommand(g)
+	return g
+}
+
+// groupAnnotation marks the commands that only hold subcommands: their help is the overview.
+const groupAnnotation = "queenctl-group"
+
+// unknownCommand refuses a command name, suggesting the nearest ones.
+func unknownCommand(parent *cobra.Command, name string) error {
+	full := strings.TrimSpace(commandName(parent) + " " + name)
+	msg := fmt.Sprintf("unknown command %q (see queenctl --help)", full)
+	if s := parent.SuggestionsFor(name); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageError{msg: msg}
+}
+
+// commandName is a command's path without "queenctl": "dlq list".
+func commandName(cmd *cobra.Command) string {
+	return strings.TrimSpace(strings.TrimPrefix(cmd.CommandPath(), "queenctl"))
+}
+
+// help prints the overview for queenctl and its command groups, and a command's own usage,
+// about and flags for the others.
+func (a *app) help(cmd *cobra.Command, _ []string) {
+	w := cmd.OutOrStdout()
+	if !cmd.HasParent() || cmd.Annotations[groupAnnotation] != "" {
+		fmt.Fprint(w, topUsage)
+		return
+	}
+	about := cmd.Long
+	if about == "" {
+		about = cmd.Short
+	}
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", cmd.UseLine(), strings.TrimSpace(about))
+	if cmd.HasAvailableSubCommands() {
+		fmt.Fprintln(w, "\nCommands:")
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				fmt.Fprintf(w, "  %-12s %s\n", sub.Name(), sub.Short)
+			}
+		}
+	}
+	if local := cmd.LocalFlags().FlagUsages(); local != "" {
+		fmt.Fprintf(w, "\nFlags:\n%s", local)
+	}
+	if inherited := cmd.InheritedFlags().FlagUsages(); inherited != "" {
+		fmt.Fprintf(w, "\nGlobal flags:\n%s", inherited)
+	}
 }

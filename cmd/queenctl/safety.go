@@ -15,10 +15,10 @@ var errRefused = errors.New("refused")
 
 // safetyFlags registers --dry-run, and --yes when the command deletes.
 func (c *command) safetyFlags(deletes bool) (dryRun, yes *bool) {
-	dryRun = c.fs.Bool("dry-run", false, "show what would change, and change nothing")
+	dryRun = c.flags().Bool("dry-run", false, "show what would change, and change nothing")
 	yes = new(bool)
 	if deletes {
-		yes = c.fs.Bool("yes", false, "delete without asking (needed when stdin is a terminal)")
+		yes = c.flags().Bool("yes", false, "delete without asking (needed when stdin is a terminal)")
 	}
 	return dryRun, yes
 }
@@ -45,16 +45,16 @@ func parseSeekTime(s string, now time.Time) (time.Time, error) {
 }
 
 // dryRunList reports the ids a change would apply to, and changes nothing.
-func (a *app) dryRunList(c *command, verb, what string, ids []string) error {
-	if c.jsonOut() {
-		return writeJSON(a.stdout, struct {
+func (a *app) dryRunList(verb, what string, ids []string) error {
+	if a.structured() {
+		return a.encode(struct {
 			DryRun bool     `json:"dryRun"`
 			Action string   `json:"action"`
 			IDs    []string `json:"ids"`
 		}{true, verb, ids})
 	}
 	for _, id := range ids {
-		fmt.Fprintf(a.stdout, "would %s %s\n", verb, id)
+		fmt.Fprintf(a.stdout, "would %s %s\n", verb, clean(id))
 	}
 	fmt.Fprintf(a.stdout, "dry run: would %s %d %s; nothing changed\n", verb, len(ids), what)
 	return nil

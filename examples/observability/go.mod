@@ -40,7 +40,7 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-// Built against this repository's SDK and otelqueen.
+// Built against this repository's SDK and otelqueen, which are the versions required above.
 replace (
 	github.com/queenmq/queen-go => ../../
 	github.com/queenmq/queen-go/otelqueen => ../../otelqueen

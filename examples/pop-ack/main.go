@@ -33,7 +33,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "popped %d messages under lease %s\n", len(msgs), short(msgs[0].LeaseID))
+	fmt.Fprintf(out, "popped %d messages under one lease: %t\n", len(msgs), sameLease(msgs))
 
 	// Acks go in offset order: the first two are done; the third asks for a redelivery, which
 	// also brings back everything above it, so the fourth is left unacked.
@@ -54,7 +54,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	for _, m := range again {
-		fmt.Fprintf(out, "redelivered %s (attempt %s)\n", m.TransactionID, exampleenv.Attempt(m))
+		fmt.Fprintf(out, "redelivered %s\n", m.TransactionID)
 	}
 	// Settle the redelivered batch one message at a time; a second settle is refused locally.
 	if err := again[0].Ack(ctx); err != nil {
@@ -71,9 +71,12 @@ func run(ctx context.Context, out io.Writer) error {
 	return nil
 }
 
-func short(id string) string {
-	if len(id) > 8 {
-		return id[:8]
+// sameLease reports whether every message of a pop is held under the first one's lease.
+func sameLease(msgs []*queen.Message) bool {
+	for _, m := range msgs {
+		if m.LeaseID != msgs[0].LeaseID {
+			return false
+		}
 	}
-	return id
+	return len(msgs) > 0
 }

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
-	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // The example closes its client and its in-process broker: nothing may keep running.
@@ -19,9 +18,7 @@ func TestWorkerHandlesDemoJobsAndStops(t *testing.T) {
 	demo := func(ctx context.Context, out io.Writer) error {
 		return run(ctx, []string{"-demo", "24", "-concurrency", "3"}, out)
 	}
-	exampletest.ForEachMode(t, func(t *testing.T, _ testmode.Mode) {
-		exampletest.Output(t, demo, "pushed demo jobs", `msg="worker stopped" handled=24`)
-	})
+	exampletest.SameInBothModes(t, demo, "pushed demo jobs", `msg="worker stopped" handled=24`)
 }
 
 func TestWorkerRefusesBadFlags(t *testing.T) {

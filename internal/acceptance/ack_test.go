@@ -23,7 +23,7 @@ func (b *broker) leased(q, p, g string, n int) (obj, []obj) {
 
 func TestAck(t *testing.T) {
 	t.Parallel()
-	t.Run("R66_R75_shape_default_completed", func(t *testing.T) {
+	t.Run("shape_default_completed", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("orders", "4", "", 1)
 		r := b.ack(obj{"transactionId": ms[0]["transactionId"], "partitionId": ms[0]["partitionId"]})
@@ -38,17 +38,17 @@ func TestAck(t *testing.T) {
 		eq(t, r, "dlq", false)
 		b.get("/api/v1/pop/queue/orders").empty()
 	})
-	t.Run("R53_R67_last_message_releases", func(t *testing.T) {
+	t.Run("last_message_releases", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 3)
 		r := b.ackMsg(ms[1], "completed", false)
 		eq(t, r, "leaseReleased", false)
 		b.get("/api/v1/pop/queue/q?consumerGroup=g").empty()
-		eq(t, b.ackMsg(ms[2], "success", false), "leaseReleased", true) // R73 alias
+		eq(t, b.ackMsg(ms[2], "success", false), "leaseReleased", true) // success is an alias of completed
 		b.pushN("q", "p", 4)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=9")), 3)
 	})
-	t.Run("R68_at_or_below_cursor_is_success_no_change", func(t *testing.T) {
+	t.Run("at_or_below_cursor_is_success_no_change", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 3)
 		b.ackMsg(ms[1], "completed", false)
@@ -59,7 +59,7 @@ func TestAck(t *testing.T) {
 		// Still leased: the failed on a done message ended nothing.
 		b.get("/api/v1/pop/queue/q?consumerGroup=g").empty()
 	})
-	t.Run("R69_failed_redelivers_from_cursor", func(t *testing.T) {
+	t.Run("failed_redelivers_from_cursor", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 3)
 		b.ackMsg(ms[0], "completed", false)
@@ -73,7 +73,7 @@ func TestAck(t *testing.T) {
 			t.Fatalf("deliveryAttempt %v, want [2 2]", got)
 		}
 	})
-	t.Run("R71_retry_spends_nothing", func(t *testing.T) {
+	t.Run("retry_spends_nothing", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		_, ms := b.leased("q", "p", "g", 1)
@@ -85,7 +85,7 @@ func TestAck(t *testing.T) {
 		r := b.ackMsg(ms[0], "failed", false)
 		eq(t, r, "dlq", true) // retryLimit 0: the first failed files it
 	})
-	t.Run("R72_dlq_at_once", func(t *testing.T) {
+	t.Run("dlq_at_once", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 2)
 		r := b.ackMsg(ms[0], "dlq", false)
@@ -98,7 +98,7 @@ func TestAck(t *testing.T) {
 		}
 		eq(t, dl[0], "retryCount", 0)
 	})
-	t.Run("R76_check_order_and_texts", func(t *testing.T) {
+	t.Run("check_order_and_texts", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 3)
 		pid, lease := ms[0]["partitionId"], ms[0]["leaseId"]
@@ -126,7 +126,7 @@ func TestAck(t *testing.T) {
 		})
 		t.Run("wrong lease", func(t *testing.T) {
 			refuse(t, obj{"transactionId": ms[0]["transactionId"], "partitionId": pid, "leaseId": "wrong", "consumerGroup": "g"}, "Invalid or expired lease")
-			// R117: another group's lease is not this group's.
+			// Another group's lease is not this group's.
 			refuse(t, obj{"transactionId": ms[0]["transactionId"], "partitionId": pid, "leaseId": lease, "consumerGroup": "h"}, "Invalid or expired lease")
 		})
 		t.Run("not delivered", func(t *testing.T) {
@@ -141,7 +141,7 @@ func TestAck(t *testing.T) {
 			eq(t, r, "partitionName", nil)
 		})
 	})
-	t.Run("R80_outside_leased_batch", func(t *testing.T) {
+	t.Run("outside_leased_batch", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 3)
 		p := b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&batch=2")
@@ -151,7 +151,7 @@ func TestAck(t *testing.T) {
 		body["leaseId"] = p["leaseId"]
 		eq(t, b.ack(body), "error", "message not in leased batch")
 	})
-	t.Run("R78_request_level_faults", func(t *testing.T) {
+	t.Run("request_level_faults", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 1)
 		for name, body := range map[string]string{
@@ -168,12 +168,12 @@ func TestAck(t *testing.T) {
 			t.Run(name, func(t *testing.T) { b.at(t).post("/api/v1/ack", body).fails(http.StatusBadRequest) })
 		}
 		if msg := b.post("/api/v1/ack", ``).fails(http.StatusBadRequest); msg != "Empty request body" {
-			t.Errorf("empty body: %q, want \"Empty request body\" (R131)", msg)
+			t.Errorf("empty body: %q, want \"Empty request body\"", msg)
 		}
 		b.get("/api/v1/pop/queue/q").empty() // nothing was applied: still leased
 		eq(t, b.ackMsg(ms[0], "completed", false), "leaseReleased", true)
 	})
-	t.Run("R79_repeat_after_lease_ended", func(t *testing.T) {
+	t.Run("repeat_after_lease_ended", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 1)
 		eq(t, b.ackMsg(ms[0], "completed", false), "success", true)
@@ -182,7 +182,7 @@ func TestAck(t *testing.T) {
 		eq(t, r, "error", "Invalid or expired lease")
 		eq(t, b.ackMsg(ms[0], "completed", true), "success", true) // unfenced: at or below the cursor
 	})
-	t.Run("R118_unfenced_ack_completes_new_holder", func(t *testing.T) {
+	t.Run("unfenced_ack_completes_new_holder", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 2)
 		b.advance(61 * time.Second)
@@ -196,14 +196,14 @@ func TestAck(t *testing.T) {
 
 func TestAckBatch(t *testing.T) {
 	t.Parallel()
-	t.Run("R87_empty", func(t *testing.T) {
+	t.Run("empty", func(t *testing.T) {
 		b := start(t)
 		r := b.post("/api/v1/ack/batch", `{"acknowledgments":[]}`).wantStatus(http.StatusOK)
 		if string(r.body) != "[]" {
 			t.Fatalf("body %s, want []", r.body)
 		}
 	})
-	t.Run("R82_top_level_group_wins", func(t *testing.T) {
+	t.Run("top_level_group_wins", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 1)
 		res := b.post("/api/v1/ack/batch", obj{"consumerGroup": "g", "acknowledgments": []obj{{"transactionId": ms[0]["transactionId"], "partitionId": ms[0]["partitionId"], "consumerGroup": "other"}}}).arr(http.StatusOK)
@@ -212,7 +212,7 @@ func TestAckBatch(t *testing.T) {
 		res = b.post("/api/v1/ack/batch", obj{"acknowledgments": []obj{{"transactionId": ms2[0]["transactionId"], "partitionId": ms2[0]["partitionId"], "consumerGroup": "h"}}}).arr(http.StatusOK)
 		eq(t, res[0], "leaseReleased", true)
 	})
-	t.Run("R83_R84_offset_order_and_stop", func(t *testing.T) {
+	t.Run("offset_order_and_stop", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 5)
 		ack := func(m obj, st string) obj {
@@ -238,7 +238,7 @@ func TestAckBatch(t *testing.T) {
 		d := b.get("/api/v1/consumer-groups/g?queue=q").obj(http.StatusOK)
 		eq(t, list(t, sub(t, d, "q"), "partitions")[0], "retries", 1)
 	})
-	t.Run("R85_R89_refused_item_stops_nothing", func(t *testing.T) {
+	t.Run("refused_item_stops_nothing", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 2)
 		res := b.post("/api/v1/ack/batch", obj{"acknowledgments": []obj{
@@ -251,7 +251,7 @@ func TestAckBatch(t *testing.T) {
 		eq(t, res[1], "leaseReleased", true)
 		eq(t, res[2], "error", "partitionId is required")
 	})
-	t.Run("R86_malformed", func(t *testing.T) {
+	t.Run("malformed", func(t *testing.T) {
 		b := start(t)
 		for name, body := range map[string]string{
 			"not object": `[]`,
@@ -268,7 +268,7 @@ func TestAckBatch(t *testing.T) {
 			t.Errorf("error %q", msg)
 		}
 	})
-	t.Run("R88_multi_partition_shared_lease", func(t *testing.T) {
+	t.Run("multi_partition_shared_lease", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 1)
 		b.advance(time.Millisecond)
@@ -287,8 +287,8 @@ func TestAckBatch(t *testing.T) {
 	})
 }
 
-// TestAckBatchSpentBudget: with no budget, each failed files its message and moves the cursor
-// (R70, R84); the last one ends the lease (R53).
+// TestAckBatchSpentBudget: with no budget, each failed files its message and moves the cursor;
+// the last one ends the lease.
 func TestAckBatchSpentBudget(t *testing.T) {
 	b := start(t)
 	b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)

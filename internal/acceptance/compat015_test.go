@@ -56,7 +56,7 @@ func sortedKeys(t *testing.T, body []byte) {
 
 func TestCompat015(t *testing.T) {
 	t.Parallel()
-	t.Run("O1_O5_O7_push_and_pop_shapes", func(t *testing.T) {
+	t.Run("push_and_pop_shapes", func(t *testing.T) {
 		b := start015(t)
 		r := b.post("/api/v1/push", obj{"items": []obj{item("q", "p", "a", 1)}})
 		res := r.arr(http.StatusOK)
@@ -74,7 +74,7 @@ func TestCompat015(t *testing.T) {
 		hasKeys(t, o, "consumerGroup", "leaseId", "messages", "partition", "partitionId", "partitionsClaimed", "queue", "success")
 		hasKeys(t, msgs(t, o)[0], "consumerGroup", "createdAt", "data", "id", "leaseId", "partition", "partitionId", "producerSub", "traceId", "transactionId")
 	})
-	t.Run("O2_empty_pops", func(t *testing.T) {
+	t.Run("empty_pops", func(t *testing.T) {
 		b := start015(t)
 		e := b.get("/api/v1/pop/queue/nope").obj(http.StatusOK)
 		hasKeys(t, e, "error", "messages", "success")
@@ -86,7 +86,7 @@ func TestCompat015(t *testing.T) {
 		w := b.get("/api/v1/pop/queue/q?wait=true&timeout=10").obj(http.StatusOK)
 		fields(t, w, "success", true, "leaseId", nil, "partitionId", nil)
 	})
-	t.Run("O9_O28_batch_defaults_to_one_leaseSeconds_ignored", func(t *testing.T) {
+	t.Run("batch_defaults_to_one_leaseSeconds_ignored", func(t *testing.T) {
 		b := start015(t)
 		b.pushN("q", "p", 3)
 		ms := msgs(t, b.pop("/api/v1/pop/queue/q?autopilot=true&leaseSeconds=1"))
@@ -94,11 +94,11 @@ func TestCompat015(t *testing.T) {
 			t.Fatalf("%d messages, want 1", len(ms))
 		}
 		b.advance(2 * time.Second)
-		fields(t, b.get("/api/v1/pop/queue/q").obj(http.StatusOK), "success", false) // lease is the queue's 300 s (O21)
+		fields(t, b.get("/api/v1/pop/queue/q").obj(http.StatusOK), "success", false) // lease is the queue's 300 s
 		b.advance(300 * time.Second)
 		eq(t, msgs(t, b.pop("/api/v1/pop/queue/q"))[0], "transactionId", "p-t0")
 	})
-	t.Run("O10_O25_O4_absent_routes", func(t *testing.T) {
+	t.Run("absent_routes", func(t *testing.T) {
 		b := start015(t)
 		for _, c := range [][2]string{{"GET", "/api/v1/pop?namespace=x"}, {"POST", "/api/v1/dlq/x/replay"}, {"DELETE", "/api/v1/dlq/x"}, {"GET", "/api/v1/nope"}} {
 			r := b.do(c[0], c[1], nil).wantStatus(http.StatusNotFound)
@@ -107,7 +107,7 @@ func TestCompat015(t *testing.T) {
 			}
 		}
 	})
-	t.Run("O11_O13_O14_O15_lax_parameters", func(t *testing.T) {
+	t.Run("lax_parameters", func(t *testing.T) {
 		b := start015(t)
 		b.pushN("q", "p", 2)
 		// Lax: no 400 for these on 0.15.
@@ -127,7 +127,7 @@ func TestCompat015(t *testing.T) {
 		wantN("/api/v1/pop/queue/q?consumerGroup=b&batch=5", 2)
 		wantN("/api/v1/pop/queue/q?consumerGroup=c&subscriptionFrom=garbage&batch=5", 2)
 	})
-	t.Run("O16_seek_answers", func(t *testing.T) {
+	t.Run("seek_answers", func(t *testing.T) {
 		b := start015(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q?consumerGroup=g")
@@ -135,17 +135,17 @@ func TestCompat015(t *testing.T) {
 		b.seek("g", "q", `{"timestamp":5}`).wantStatus(http.StatusInternalServerError)
 		b.seek("g", "q", `{}`).fails(http.StatusBadRequest, "Must specify either 'toEnd': true or 'timestamp'")
 	})
-	t.Run("O19_O20_ack_answers", func(t *testing.T) {
+	t.Run("ack_answers", func(t *testing.T) {
 		b := start015(t)
 		_, ms := b.leased("q", "p", "g", 1)
 		b.post("/api/v1/ack", obj{"partitionId": ms[0]["partitionId"]}).fails(http.StatusBadRequest)
 		r := b.ack(obj{"transactionId": ms[0]["transactionId"], "partitionId": ms[0]["partitionId"], "status": "weird", "consumerGroup": "g"})
 		fields(t, r, "success", false, "error", nil)
-		// Unfenced ack of a message outside any delivery is accepted (O20).
+		// Unfenced ack of a message outside any delivery is accepted.
 		b.pushN("q", "p", 3)
 		eq(t, b.ack(obj{"transactionId": "p-t2", "partitionId": ms[0]["partitionId"], "consumerGroup": "never"}), "success", true)
 	})
-	t.Run("O22_extend", func(t *testing.T) {
+	t.Run("extend", func(t *testing.T) {
 		b := start015(t)
 		_, ms := b.leased("q", "p", "", 1)
 		lease := ms[0]["leaseId"].(string)
@@ -155,7 +155,7 @@ func TestCompat015(t *testing.T) {
 		b.post("/api/v1/lease/"+lease+"/extend", ``).fails(http.StatusBadRequest, "Empty request body")
 		fields(t, b.extend("00000000-0000-0000-0000-000000000000", obj{"seconds": 5}), "success", false, "error", "Lease not found", "expiresAt", nil)
 	})
-	t.Run("O21_push_created_queue_lease_300", func(t *testing.T) {
+	t.Run("push_created_queue_lease_300", func(t *testing.T) {
 		b := start015(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q")
@@ -164,7 +164,7 @@ func TestCompat015(t *testing.T) {
 		b.advance(time.Second)
 		b.pop("/api/v1/pop/queue/q")
 	})
-	t.Run("O24_dead_letter_list", func(t *testing.T) {
+	t.Run("dead_letter_list", func(t *testing.T) {
 		b := start015(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		pushed := b.pushN("q", "p", 1)[0]
@@ -179,12 +179,12 @@ func TestCompat015(t *testing.T) {
 		hasKeys(t, dl, "consumerGroup", "createdAt", "data", "errorMessage", "failedAt", "id", "partition", "partitionId", "producerSub", "queue", "retryCount", "transactionId")
 		eq(t, dl, "id", pushed["message_id"])
 	})
-	t.Run("O29_deletes_of_unknowns", func(t *testing.T) {
+	t.Run("deletes_of_unknowns", func(t *testing.T) {
 		b := start015(t)
 		fields(t, b.del("/api/v1/resources/queues/nope").obj(http.StatusOK), "deleted", true, "existed", false)
 		fields(t, b.del("/api/v1/consumer-groups/nobody").obj(http.StatusOK), "deletedPartitions", 0)
 	})
-	t.Run("O26_O38_bare_token_and_health", func(t *testing.T) {
+	t.Run("bare_token_and_health", func(t *testing.T) {
 		b := start015(t, queentest.WithToken("k"))
 		b.token = ""
 		b.get("/api/v1/dlq").wantStatus(http.StatusUnauthorized)

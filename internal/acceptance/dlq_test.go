@@ -30,7 +30,7 @@ func (b *broker) failUntilDead(q, p, g string, errText string) int {
 
 func TestDeadLetters(t *testing.T) {
 	t.Parallel()
-	t.Run("R91_R94_R95_budget_and_record", func(t *testing.T) {
+	t.Run("budget_and_record", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 2}}).obj(http.StatusOK)
 		pushed := b.push(item("q", "p", "m", obj{"k": "v"}))[0]
@@ -61,10 +61,10 @@ func TestDeadLetters(t *testing.T) {
 		if dl["id"] == dl["messageId"] {
 			t.Fatal("dead-letter id equals the message id")
 		}
-		// R97: another group reads the message normally.
+		// Another group reads the message normally.
 		eq(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=h&subscriptionMode=all"))[0], "deliveryAttempt", 1)
 	})
-	t.Run("R92_counter_resets_for_next_message", func(t *testing.T) {
+	t.Run("counter_resets_for_next_message", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 1}}).obj(http.StatusOK)
 		b.pushN("q", "p", 2)
@@ -76,7 +76,7 @@ func TestDeadLetters(t *testing.T) {
 		eq(t, ms[0], "offset", 1)
 		eq(t, b.ackMsg(ms[0], "failed", false), "dlq", false) // full budget again
 	})
-	t.Run("R93_no_dlq_drops", func(t *testing.T) {
+	t.Run("no_dlq_drops", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0, "deadLetterQueue": false}}).obj(http.StatusOK)
 		_, ms := b.leased("q", "p", "", 2)
@@ -87,7 +87,7 @@ func TestDeadLetters(t *testing.T) {
 		eq(t, b.get("/api/v1/dlq").obj(http.StatusOK), "total", 0)
 		b.get("/api/v1/pop/queue/q").empty()
 	})
-	t.Run("R94_refile_keeps_id", func(t *testing.T) {
+	t.Run("refile_keeps_id", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 1)
@@ -106,7 +106,7 @@ func TestDeadLetters(t *testing.T) {
 			t.Fatal("failedAt not updated")
 		}
 	})
-	t.Run("R98_filters_order_paging_validation", func(t *testing.T) {
+	t.Run("filters_order_paging_validation", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		for _, p := range []string{"a", "b", "c"} {
@@ -129,7 +129,7 @@ func TestDeadLetters(t *testing.T) {
 			t.Run(q, func(t *testing.T) { b.at(t).get("/api/v1/dlq?" + q).fails(http.StatusBadRequest) })
 		}
 	})
-	t.Run("R99_R100_replay", func(t *testing.T) {
+	t.Run("replay", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.push(obj{"queue": "q", "partition": "p", "transactionId": "m", "payload": obj{"k": 1}, "traceId": "9f1c3c4e-6b7a-4c1d-9e2f-0a1b2c3d4e5f"})
@@ -155,7 +155,7 @@ func TestDeadLetters(t *testing.T) {
 		eq(t, ms[2], "traceId", "9f1c3c4e-6b7a-4c1d-9e2f-0a1b2c3d4e5f")
 		eq(t, sub(t, ms[2], "data"), "k", 1)
 	})
-	t.Run("R101_delete", func(t *testing.T) {
+	t.Run("delete", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 1)

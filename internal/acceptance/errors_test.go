@@ -10,7 +10,7 @@ import (
 
 func TestErrorsAndRoutes(t *testing.T) {
 	t.Parallel()
-	t.Run("R132_R152_auth", func(t *testing.T) {
+	t.Run("auth", func(t *testing.T) {
 		b := start(t, queentest.WithToken("s3cret"))
 		for name, header := range map[string]string{"none": "", "scheme": "Basic s3cret", "wrong": "Bearer nope", "raw": "s3cret"} {
 			t.Run(name, func(t *testing.T) {
@@ -48,7 +48,7 @@ func TestErrorsAndRoutes(t *testing.T) {
 			t.Fatalf("case-insensitive scheme: status %d", resp.StatusCode)
 		}
 	})
-	t.Run("R133_unknown_paths_and_methods", func(t *testing.T) {
+	t.Run("unknown_paths_and_methods", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		for _, p := range []string{
@@ -78,7 +78,7 @@ func TestErrorsAndRoutes(t *testing.T) {
 			})
 		}
 	})
-	t.Run("R131_wrong_json_types", func(t *testing.T) {
+	t.Run("wrong_json_types", func(t *testing.T) {
 		b := start(t)
 		for _, c := range [][2]string{
 			{"/api/v1/push", `"x"`}, {"/api/v1/configure", `null`}, {"/api/v1/configure", `[]`},
@@ -95,7 +95,7 @@ func TestErrorsAndRoutes(t *testing.T) {
 		c := b.post("/api/v1/configure", `{"queue":"q","namespace":null,"options":null}`).obj(http.StatusOK)
 		eq(t, c, "namespace", "")
 	})
-	t.Run("R141_delete_queue", func(t *testing.T) {
+	t.Run("delete_queue", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 2)
@@ -112,7 +112,7 @@ func TestErrorsAndRoutes(t *testing.T) {
 		b.pushN("q", "p", 1)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all")), 0)
 	})
-	t.Run("R143_delete_group", func(t *testing.T) {
+	t.Run("delete_group", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 2)
 		b.pushN("q2", "a", 1)
@@ -135,7 +135,7 @@ func TestErrorsAndRoutes(t *testing.T) {
 		eq(t, b.del("/api/v1/consumer-groups/__QUEUE_MODE__").obj(http.StatusOK), "success", true)
 		b.del("/api/v1/consumer-groups/g?deleteMetadata=maybe").fails(http.StatusBadRequest)
 	})
-	t.Run("R169_health", func(t *testing.T) {
+	t.Run("health", func(t *testing.T) {
 		b := start(t)
 		h := b.get("/health").obj(http.StatusOK)
 		hasKeys(t, h, "database", "server", "status", "version")

@@ -1,5 +1,5 @@
 // Package acceptance checks the reference broker from the outside: a real queentest server,
-// raw HTTP and JSON, one subtest per rule of SPEC.md.
+// raw HTTP and JSON, one subtest per rule of the broker's behaviour.
 package acceptance
 
 import (
@@ -111,7 +111,7 @@ func (r reply) wantStatus(want int) reply {
 	return r
 }
 
-// jsonType checks §2.1's Content-Type on a JSON answer (0.15 sends the same).
+// jsonType checks that a JSON answer says application/json (0.15 sends the same).
 func (r reply) jsonType() {
 	r.t.Helper()
 	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
@@ -333,7 +333,7 @@ func attempts(t *testing.T, ms []obj) []int {
 	return out
 }
 
-// isTime checks an RFC 3339 UTC timestamp with Z and microseconds (§2.1).
+// isTime checks an RFC 3339 UTC timestamp with Z and microseconds.
 func isTime(t *testing.T, o obj, key string) time.Time {
 	t.Helper()
 	s := str(t, o, key)

@@ -9,7 +9,7 @@ import (
 	"github.com/queenmq/queen-go/queentest"
 )
 
-// partitionOf is group g's §2.3 group partition for partition p of queue q.
+// partitionOf is group g's entry in its detail for partition p of queue q.
 func (b *broker) partitionOf(g, q, p string) obj {
 	b.t.Helper()
 	for _, e := range list(b.t, sub(b.t, b.get("/api/v1/consumer-groups/"+g+"?queue="+q).obj(http.StatusOK), q), "partitions") {
@@ -21,7 +21,7 @@ func (b *broker) partitionOf(g, q, p string) obj {
 	return nil
 }
 
-// partitionCounts is partition p's R157 counts in queue q's detail.
+// partitionCounts is partition p's counts in queue q's detail.
 func (b *broker) partitionCounts(q, p string) obj {
 	b.t.Helper()
 	for _, e := range list(b.t, b.get("/api/v1/status/queues/"+q).obj(http.StatusOK), "partitions") {
@@ -35,7 +35,7 @@ func (b *broker) partitionCounts(q, p string) obj {
 
 func TestIntrospectionCases(t *testing.T) {
 	t.Parallel()
-	t.Run("R155_R156_conflating_group", func(t *testing.T) {
+	t.Run("conflating_group", func(t *testing.T) {
 		b := start(t, queentest.WithManualClockAt(t0))
 		b.pushN("q", "p", 3)
 		p := b.pop("/api/v1/pop/queue/q?consumerGroup=g&conflation=true&subscriptionMode=all")
@@ -51,7 +51,7 @@ func TestIntrospectionCases(t *testing.T) {
 		eq(t, b.get("/api/v1/consumer-groups?queue=q").arr(http.StatusOK)[0], "conflation", true)
 		eq(t, b.get("/api/v1/consumer-groups/lagging?minLagSeconds=0").arr(http.StatusOK)[0], "oldest_unconsumed_at", ts(6))
 	})
-	t.Run("R157_R166_R168_failed_and_dead_letters", func(t *testing.T) {
+	t.Run("failed_and_dead_letters", func(t *testing.T) {
 		b := start(t, queentest.WithManualClockAt(t0))
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 1}}).obj(http.StatusOK)
 		pid := b.pushN("q", "p", 2)[0]["partition_id"].(string)
@@ -74,7 +74,7 @@ func TestIntrospectionCases(t *testing.T) {
 			t.Fatalf("dead_letter filter: %v", dl)
 		}
 		// h's own view is its lease (a G-view is dead_letter only for the group that filed it),
-		// while the entry still says dead_letter: a dead letter is stored (R166).
+		// while the entry still says dead_letter: a dead letter is stored.
 		b.pop("/api/v1/pop/queue/q?consumerGroup=h&subscriptionMode=all&batch=2")
 		d = b.get("/api/v1/messages/" + pid + "/p-t0").obj(http.StatusOK)
 		fields(t, d, "status", "dead_letter", "queueStatus", "dead_letter")
@@ -85,7 +85,7 @@ func TestIntrospectionCases(t *testing.T) {
 		eq(t, sub(t, b.partitionCounts("q", "p"), "messages"), "deadLetter", 0)
 		fields(t, b.get("/api/v1/messages/"+pid+"/p-t0").obj(http.StatusOK), "errorMessage", nil, "retryCount", nil)
 	})
-	t.Run("R154_attachment", func(t *testing.T) {
+	t.Run("attachment", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		if r := b.get("/api/v1/consumer-groups").wantStatus(http.StatusOK); string(r.body) != "[]" {
@@ -103,7 +103,7 @@ func TestIntrospectionCases(t *testing.T) {
 		b.del("/api/v1/consumer-groups/g/queues/q").obj(http.StatusOK)
 		b.get("/api/v1/consumer-groups/g").fails(http.StatusNotFound, "consumer group not found")
 	})
-	t.Run("R154_positions_from_stored_starts", func(t *testing.T) {
+	t.Run("positions_from_stored_starts", func(t *testing.T) {
 		b := start(t, queentest.WithManualClockAt(t0))
 		b.pushN("q", "a", 1)
 		b.get("/api/v1/pop/queue/q?consumerGroup=n").empty() // new at t0
@@ -118,7 +118,7 @@ func TestIntrospectionCases(t *testing.T) {
 		fields(t, gs[0], "name", "n", "subscriptionMode", "new", "subscriptionTimestamp", ts(0), "totalLag", 2, "members", 0)
 		fields(t, gs[1], "name", "ts", "subscriptionMode", "timestamp", "subscriptionTimestamp", ts(5), "subscriptionCreatedAt", ts(10), "members", 1)
 	})
-	t.Run("R174_no_omitted_keys_on_empty_queue", func(t *testing.T) {
+	t.Run("no_omitted_keys_on_empty_queue", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q"}).obj(http.StatusOK)
 		o := b.get("/api/v1/messages?queue=q").obj(http.StatusOK)

@@ -11,7 +11,7 @@ import (
 
 var t0 = time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
 
-// ts is the §2.1 text of t0 + sec seconds.
+// ts is t0 + sec seconds as the broker writes timestamps.
 func ts(sec int) string {
 	return t0.Add(time.Duration(sec) * time.Second).Format("2006-01-02T15:04:05.000000Z")
 }
@@ -81,7 +81,7 @@ func fields(t *testing.T, o obj, kv ...any) {
 
 func TestIntrospection(t *testing.T) {
 	t.Parallel()
-	t.Run("R162_R155_R156_group_detail", func(t *testing.T) {
+	t.Run("group_detail", func(t *testing.T) {
 		s := newScene(t)
 		d := s.get("/api/v1/consumer-groups/__QUEUE_MODE__").obj(http.StatusOK)
 		hasKeys(t, d, "orders")
@@ -108,7 +108,7 @@ func TestIntrospection(t *testing.T) {
 		s.get("/api/v1/consumer-groups/fast?queue=other").fails(http.StatusNotFound, "consumer group not found")
 		s.get("/api/v1/consumer-groups/nobody").fails(http.StatusNotFound, "consumer group not found")
 	})
-	t.Run("R160_R161_group_list", func(t *testing.T) {
+	t.Run("group_list", func(t *testing.T) {
 		s := newScene(t)
 		gs := s.get("/api/v1/consumer-groups").arr(http.StatusOK)
 		names := []string{}
@@ -132,7 +132,7 @@ func TestIntrospection(t *testing.T) {
 			t.Fatalf("%d entries for orders", n)
 		}
 	})
-	t.Run("R163_lagging", func(t *testing.T) {
+	t.Run("lagging", func(t *testing.T) {
 		s := newScene(t)
 		ls := s.get("/api/v1/consumer-groups/lagging?minLagSeconds=0").arr(http.StatusOK)
 		if len(ls) != 3 {
@@ -156,7 +156,7 @@ func TestIntrospection(t *testing.T) {
 		s.get("/api/v1/consumer-groups/lagging?minLagSeconds=-1").fails(http.StatusBadRequest, "minLagSeconds must be a non-negative integer")
 		s.get("/api/v1/consumer-groups/lagging?minLagSeconds=abc").fails(http.StatusBadRequest, "minLagSeconds")
 	})
-	t.Run("R158_queue_list", func(t *testing.T) {
+	t.Run("queue_list", func(t *testing.T) {
 		s := newScene(t)
 		l := s.get("/api/v1/status/queues").obj(http.StatusOK)
 		hasKeys(t, l, "queues", "pagination", "total")
@@ -180,7 +180,7 @@ func TestIntrospection(t *testing.T) {
 		s.get("/api/v1/status/queues?limit=0").fails(http.StatusBadRequest, "limit must be an integer from 1 to 1000")
 		s.get("/api/v1/status/queues?offset=-1").fails(http.StatusBadRequest, "offset must be a non-negative integer")
 	})
-	t.Run("R159_R157_queue_detail", func(t *testing.T) {
+	t.Run("queue_detail", func(t *testing.T) {
 		s := newScene(t)
 		d := s.get("/api/v1/status/queues/orders").obj(http.StatusOK)
 		hasKeys(t, d, "queue", "partitions", "totals")
@@ -210,7 +210,7 @@ func TestIntrospection(t *testing.T) {
 		fields(t, tot, "total", 8, "pending", 6, "processing", 1, "completed", 1, "failed", 0, "deadLetter", 0)
 		s.get("/api/v1/status/queues/nope").fails(http.StatusNotFound, "queue not found")
 	})
-	t.Run("R164_R165_R166_R167_browse", func(t *testing.T) {
+	t.Run("browse", func(t *testing.T) {
 		s := newScene(t)
 		r := s.get("/api/v1/messages?queue=orders").obj(http.StatusOK)
 		hasKeys(t, r, "messages", "mode")
@@ -295,7 +295,7 @@ func TestIntrospection(t *testing.T) {
 			t.Fatalf("Default not empty: %s", e.body)
 		}
 	})
-	t.Run("R168_message_detail", func(t *testing.T) {
+	t.Run("message_detail", func(t *testing.T) {
 		s := newScene(t)
 		d := s.get("/api/v1/messages/" + s.p0 + "/p0-t1").obj(http.StatusOK)
 		hasKeys(t, d, append(slices.Clone(messageEntryKeys), "payload", "isEncrypted", "errorMessage", "retryCount", "queueConfig", "mode", "consumerGroups")...)
@@ -320,7 +320,7 @@ func TestIntrospection(t *testing.T) {
 		s.get("/api/v1/messages/"+s.p0+"/nope").fails(http.StatusNotFound, "message not found")
 		s.get("/api/v1/messages/nope/p0-t1").fails(http.StatusNotFound, "message not found")
 	})
-	t.Run("R170_overview", func(t *testing.T) {
+	t.Run("overview", func(t *testing.T) {
 		s := newScene(t)
 		o := s.get("/api/v1/resources/overview").obj(http.StatusOK)
 		hasKeys(t, o, "queues", "partitions", "namespaces", "tasks", "messages", "lag", "throughput", "timestamp", "statsAge")
@@ -331,7 +331,7 @@ func TestIntrospection(t *testing.T) {
 		fields(t, sub(t, lag, "time"), "min", 0, "max", 40, "avg", 17, "median", 0)
 		fields(t, sub(t, o, "throughput"), "ingestedPerSecond", 0.03, "processedPerSecond", 0.02)
 	})
-	t.Run("R153_reads_change_nothing", func(t *testing.T) {
+	t.Run("reads_change_nothing", func(t *testing.T) {
 		s := newScene(t)
 		for _, p := range []string{"/api/v1/status/queues", "/api/v1/status/queues/orders", "/api/v1/consumer-groups", "/api/v1/consumer-groups/fast", "/api/v1/consumer-groups/lagging?minLagSeconds=0", "/api/v1/messages?queue=orders&payload=true", "/api/v1/messages/" + s.p0 + "/p0-t2", "/api/v1/resources/overview", "/api/v1/consumer-groups/ghost", "/api/v1/messages?queue=ghost"} {
 			s.get(p)
@@ -345,7 +345,7 @@ func TestIntrospection(t *testing.T) {
 			t.Fatalf("%d group entries after reads", n)
 		}
 	})
-	t.Run("R153_expired_lease_counts_expired", func(t *testing.T) {
+	t.Run("expired_lease_counts_expired", func(t *testing.T) {
 		s := newScene(t)
 		s.advance(600 * time.Second) // t0+640: past the lease's t0+625
 		ps := list(t, sub(t, s.get("/api/v1/consumer-groups/__QUEUE_MODE__").obj(http.StatusOK), "orders"), "partitions")
@@ -353,7 +353,7 @@ func TestIntrospection(t *testing.T) {
 		gs := s.get("/api/v1/consumer-groups").arr(http.StatusOK)
 		eq(t, gs[0], "state", "Lagging") // maxTimeLag 640 > 300
 	})
-	t.Run("R172_methods_and_auth", func(t *testing.T) {
+	t.Run("methods_and_auth", func(t *testing.T) {
 		b := start(t, queentest.WithToken("k"))
 		for _, p := range []string{"/api/v1/status/queues", "/api/v1/consumer-groups", "/api/v1/consumer-groups/lagging", "/api/v1/messages?queue=q", "/api/v1/resources/overview", "/api/v1/messages/a/b", "/api/v1/consumer-groups/g"} {
 			b.get(p).fails(http.StatusUnauthorized, "Authentication required")

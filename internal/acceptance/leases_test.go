@@ -22,7 +22,7 @@ func (b *broker) extend(lease string, body any) obj {
 
 func TestLeases(t *testing.T) {
 	t.Parallel()
-	t.Run("R54_R55_R57_expiry_redelivers_without_budget", func(t *testing.T) {
+	t.Run("expiry_redelivers_without_budget", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 2)
@@ -34,12 +34,12 @@ func TestLeases(t *testing.T) {
 			b.get("/api/v1/pop/queue/q").empty()
 			b.advance(59 * time.Second)
 			b.get("/api/v1/pop/queue/q").empty()
-			b.advance(time.Second) // R3: the push-created... configured queue's default 60 s
+			b.advance(time.Second) // The push-created... configured queue's default 60 s
 		}
 		d := b.get("/api/v1/dlq?queue=q").obj(http.StatusOK)
-		eq(t, d, "total", 0) // R122: expiry never files
+		eq(t, d, "total", 0) // Expiry never files
 	})
-	t.Run("R58_attempts_per_group", func(t *testing.T) {
+	t.Run("attempts_per_group", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q?consumerGroup=a&subscriptionMode=all")
@@ -47,7 +47,7 @@ func TestLeases(t *testing.T) {
 		eq(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=a"))[0], "deliveryAttempt", 2)
 		eq(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=b&subscriptionMode=all"))[0], "deliveryAttempt", 1)
 	})
-	t.Run("R59_R60_lease_durations", func(t *testing.T) {
+	t.Run("lease_durations", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"leaseTime": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 1)
@@ -61,7 +61,7 @@ func TestLeases(t *testing.T) {
 		b.advance(time.Second)
 		b.pop("/api/v1/pop/queue/q")
 	})
-	t.Run("R61_R62_extend_never_shortens_covers_all", func(t *testing.T) {
+	t.Run("extend_never_shortens_covers_all", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 1)
 		b.advance(time.Millisecond)
@@ -83,7 +83,7 @@ func TestLeases(t *testing.T) {
 			t.Fatalf("%d messages after expiry, want 2", n)
 		}
 	})
-	t.Run("R63_R64_refusals", func(t *testing.T) {
+	t.Run("refusals", func(t *testing.T) {
 		b := start(t)
 		refused := func(r obj, msg string) {
 			t.Helper()
@@ -101,14 +101,14 @@ func TestLeases(t *testing.T) {
 		b.ackMsg(ms[0], "completed", false)
 		refused(b.extend(lease, obj{}), "Lease not found")
 	})
-	t.Run("R63_expiry_observed_before_timer", func(t *testing.T) {
+	t.Run("expiry_observed_before_timer", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 1)
 		// Advance fires timers; even so, the answer must read as an expiry, not a release.
 		b.advance(120 * time.Second)
 		eq(t, b.extend(ms[0]["leaseId"].(string), obj{"seconds": 5}), "error", "Lease already expired")
 	})
-	t.Run("R65_body_rules", func(t *testing.T) {
+	t.Run("body_rules", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 1)
 		lease := ms[0]["leaseId"].(string)
@@ -127,7 +127,7 @@ func TestLeases(t *testing.T) {
 				b.at(t).post("/api/v1/lease/"+lease+"/extend", body).fails(http.StatusBadRequest)
 			})
 		}
-		// {} means 60 s from now (R61: never shorter than the 60 s lease it had).
+		// {} means 60 s from now (an extension never shortens a lease, here of 60 s).
 		b.advance(59 * time.Second)
 		b.get("/api/v1/pop/queue/q").empty()
 	})

@@ -11,7 +11,7 @@ import (
 
 func TestLimits(t *testing.T) {
 	t.Parallel()
-	t.Run("R144_names", func(t *testing.T) {
+	t.Run("names", func(t *testing.T) {
 		b := start(t)
 		bad := []string{strings.Repeat("x", 256), "a\x01b", "a\x7fb", ".", "..", "tab\there"}
 		for i, name := range bad {
@@ -20,7 +20,7 @@ func TestLimits(t *testing.T) {
 				b.post("/api/v1/push", obj{"items": []obj{{"queue": name}}}).fails(http.StatusBadRequest, "queue")
 				b.post("/api/v1/push", obj{"items": []obj{{"queue": "ok", "partition": name}}}).fails(http.StatusBadRequest, "partition")
 				b.post("/api/v1/configure", obj{"queue": name}).fails(http.StatusBadRequest, "queue")
-				// A literal "." segment is not canonical (R148); escaped, it reaches the name rule.
+				// A literal "." segment is not canonical; escaped, it reaches the name rule.
 				esc := strings.ReplaceAll(url.PathEscape(name), ".", "%2E")
 				b.get("/api/v1/pop/queue/" + esc).fails(http.StatusBadRequest)
 				b.get("/api/v1/pop/queue/ok/partition/" + esc).fails(http.StatusBadRequest)
@@ -51,7 +51,7 @@ func TestLimits(t *testing.T) {
 		b.pop("/api/v1/pop/queue/" + url.PathEscape(long))
 		b.pop("/api/v1/pop/queue/" + url.PathEscape(name))
 	})
-	t.Run("R146_push_item_cap", func(t *testing.T) {
+	t.Run("push_item_cap", func(t *testing.T) {
 		b := start(t)
 		items := make([]obj, 10001)
 		for i := range items {
@@ -62,13 +62,13 @@ func TestLimits(t *testing.T) {
 		}
 		b.get("/api/v1/status/queues/q").fails(http.StatusNotFound)
 	})
-	t.Run("R146_body_cap_413", func(t *testing.T) {
+	t.Run("body_cap_413", func(t *testing.T) {
 		b := start(t)
 		big := `{"items":[{"queue":"q","payload":"` + strings.Repeat("x", 32<<20) + `"}]}`
 		b.post("/api/v1/push", big).fails(http.StatusRequestEntityTooLarge)
 		b.get("/api/v1/status/queues/q").fails(http.StatusNotFound)
 	})
-	t.Run("R147_utf8", func(t *testing.T) {
+	t.Run("utf8", func(t *testing.T) {
 		b := start(t)
 		if msg := b.post("/api/v1/push", []byte("{\"items\":[{\"queue\":\"q\",\"payload\":\"\xff\"}]}")).fails(http.StatusBadRequest); msg != "Invalid JSON: invalid UTF-8" {
 			t.Fatalf("error %q", msg)
@@ -83,7 +83,7 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("the NUL escape was not kept: %s", r.body)
 		}
 	})
-	t.Run("R148_non_canonical_paths", func(t *testing.T) {
+	t.Run("non_canonical_paths", func(t *testing.T) {
 		b := start(t)
 		for _, p := range []string{"/api/v1//status/queues", "/api/v1/./status/queues", "/api/v1/x/../status/queues", "/api/v1/status/queues/", "/health/"} {
 			t.Run(p, func(t *testing.T) {
@@ -99,8 +99,8 @@ func TestLimits(t *testing.T) {
 	})
 }
 
-// TestInvalidUTF8Everywhere: every body route refuses invalid UTF-8 (R147), and a name that
-// decodes to invalid UTF-8 breaks the name rule (R144).
+// TestInvalidUTF8Everywhere: every body route refuses invalid UTF-8, and a name that
+// decodes to invalid UTF-8 breaks the name rule.
 func TestInvalidUTF8Everywhere(t *testing.T) {
 	b := start(t)
 	_, ms := b.leased("q", "p", "", 1)

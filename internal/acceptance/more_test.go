@@ -9,7 +9,7 @@ import (
 
 func TestMoreRules(t *testing.T) {
 	t.Parallel()
-	t.Run("R36_redelivery_hands_newest", func(t *testing.T) {
+	t.Run("redelivery_hands_newest", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 3)
 		ms := msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&conflation=true&subscriptionMode=all"))
@@ -20,7 +20,7 @@ func TestMoreRules(t *testing.T) {
 		wantOffsets(t, ms, 3)
 		eq(t, ms[0], "deliveryAttempt", 1)
 	})
-	t.Run("R36_batch_caps_conflating_partitions", func(t *testing.T) {
+	t.Run("batch_caps_conflating_partitions", func(t *testing.T) {
 		b := start(t)
 		for _, p := range []string{"a", "b", "c"} {
 			b.pushN("q", p, 2)
@@ -31,20 +31,20 @@ func TestMoreRules(t *testing.T) {
 		wantOffsets(t, ms, 1, 1)
 		eq(t, p, "partitionsClaimed", 2)
 	})
-	t.Run("R102_conflation_choice_is_stored_false", func(t *testing.T) {
+	t.Run("conflation_choice_is_stored_false", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&autoAck=true")
 		b.pushN("q", "p", 3)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&conflation=true&batch=5")), 1, 2)
 	})
-	t.Run("R110_seek_gives_start_to_unknown_group", func(t *testing.T) {
+	t.Run("seek_gives_start_to_unknown_group", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 2)
 		b.seek("g", "q", obj{"timestamp": "1970-01-01T00:00:00Z"}).obj(http.StatusOK)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=new&batch=5")), 0, 1)
 	})
-	t.Run("R143_keep_metadata_keeps_start", func(t *testing.T) {
+	t.Run("keep_metadata_keeps_start", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 2)
 		b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&autoAck=true&batch=5")
@@ -52,7 +52,7 @@ func TestMoreRules(t *testing.T) {
 		// The cursor is gone and the stored all start stays, so the later new changes nothing.
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=new&batch=5")), 0, 1)
 	})
-	t.Run("R126_rollback_keeps_counters_and_dead_letters", func(t *testing.T) {
+	t.Run("rollback_keeps_counters_and_dead_letters", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		_, ms := b.leased("q", "p", "", 1)
@@ -66,19 +66,19 @@ func TestMoreRules(t *testing.T) {
 		b.get("/api/v1/pop/queue/q").empty() // the lease survived
 		eq(t, b.ackMsg(m, "failed", false), "dlq", true)
 	})
-	t.Run("R119_transaction_fenced_ack", func(t *testing.T) {
+	t.Run("transaction_fenced_ack", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 1)
 		r := b.txn(obj{"type": "ack", "transactionId": ms[0]["transactionId"], "partitionId": ms[0]["partitionId"], "leaseId": "stale"})
 		eq(t, r, "error", "operation 0: Invalid or expired lease")
 	})
-	t.Run("R128_commit_wakes_waiter", func(t *testing.T) {
+	t.Run("commit_wakes_waiter", func(t *testing.T) {
 		b := start(t)
 		done := b.background("/api/v1/pop/queue/q?wait=true&timeout=60000")
 		eq(t, b.txn(obj{"type": "push", "items": []obj{item("q", "p", "a", 1)}}), "success", true)
 		wantOffsets(t, msgs(t, answered(t, done).obj(http.StatusOK)), 0)
 	})
-	t.Run("R146_pop_lease_cap", func(t *testing.T) {
+	t.Run("pop_lease_cap", func(t *testing.T) {
 		b := start(t)
 		items := make([]obj, 10000)
 		for i := range items {
@@ -90,7 +90,7 @@ func TestMoreRules(t *testing.T) {
 			t.Fatalf("%d messages, want 10000", n)
 		}
 	})
-	t.Run("R113_empty_timestamp", func(t *testing.T) {
+	t.Run("empty_timestamp", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.seek("g", "q", obj{"timestamp": ""}).fails(http.StatusBadRequest)
@@ -99,7 +99,7 @@ func TestMoreRules(t *testing.T) {
 
 func TestOrderAndConfigure(t *testing.T) {
 	t.Parallel()
-	t.Run("R19_oldest_available_message_first", func(t *testing.T) {
+	t.Run("oldest_available_message_first", func(t *testing.T) {
 		b := start(t)
 		b.push(item("q", "a", "a1", 1))
 		b.advance(time.Second)
@@ -112,7 +112,7 @@ func TestOrderAndConfigure(t *testing.T) {
 			b.ackMsg(msgs(t, p)[0], "completed", false)
 		}
 	})
-	t.Run("R5_new_leaseTime_applies_to_later_leases", func(t *testing.T) {
+	t.Run("new_leaseTime_applies_to_later_leases", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 1)
 		b.pushN("q", "b", 1)
@@ -123,7 +123,7 @@ func TestOrderAndConfigure(t *testing.T) {
 		eq(t, b.pop("/api/v1/pop/queue/q"), "partition", "a")
 		b.get("/api/v1/pop/queue/q/partition/b").empty()
 	})
-	t.Run("R133_single_method_paths", func(t *testing.T) {
+	t.Run("single_method_paths", func(t *testing.T) {
 		b := start(t)
 		for _, c := range [][2]string{
 			{"GET", "/api/v1/dlq/x"}, {"GET", "/api/v1/consumer-groups/g/queues/q"},
@@ -140,7 +140,7 @@ func TestOrderAndConfigure(t *testing.T) {
 
 func TestAfterExpiryAndDeletion(t *testing.T) {
 	t.Parallel()
-	t.Run("R81_unfenced_ack_after_expiry", func(t *testing.T) {
+	t.Run("unfenced_ack_after_expiry", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 2)
 		b.advance(61 * time.Second)
@@ -149,7 +149,7 @@ func TestAfterExpiryAndDeletion(t *testing.T) {
 		eq(t, b.ackMsg(ms[1], "completed", true), "success", true)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=5")), 2)
 	})
-	t.Run("R141_waiters_keep_waiting", func(t *testing.T) {
+	t.Run("waiters_keep_waiting", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q")

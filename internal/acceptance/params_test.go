@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestIntegerSyntax: R39's integer is an optional "-" and decimal digits, nothing else.
+// An integer parameter is an optional "-" and decimal digits, nothing else.
 func TestIntegerSyntax(t *testing.T) {
 	b := start(t)
 	b.pushN("q", "p", 1)
@@ -31,7 +31,7 @@ func TestIntegerSyntax(t *testing.T) {
 	eq(t, b.get("/api/v1/dlq?offset=-0").obj(http.StatusOK), "total", 0)
 }
 
-// TestHeadIsNotAPop: HEAD is not a served method on the pop routes (R133): it leases nothing.
+// TestHeadIsNotAPop: HEAD is not a served method on the pop routes: it leases nothing.
 func TestHeadIsNotAPop(t *testing.T) {
 	b := start(t)
 	b.pushN("q", "p", 1)

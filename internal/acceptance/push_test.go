@@ -10,7 +10,7 @@ var pushResultKeys = []string{"index", "transaction_id", "status", "message_id",
 
 func TestPush(t *testing.T) {
 	t.Parallel()
-	t.Run("R1_R2_R10_shape_and_Default_partition", func(t *testing.T) {
+	t.Run("shape_and_Default_partition", func(t *testing.T) {
 		b := start(t)
 		res := b.push(item("q", "", "a", obj{"n": 1}), obj{"queue": "q", "partition": nil, "transactionId": "b"}, obj{"queue": "q", "partition": "", "transactionId": "c"})
 		for i, r := range res {
@@ -27,7 +27,7 @@ func TestPush(t *testing.T) {
 		p := b.pop("/api/v1/pop/queue/q/partition/Default?batch=10")
 		wantOffsets(t, msgs(t, p), 0, 1, 2)
 	})
-	t.Run("R6_R8_R17_duplicates_keep_all_keys", func(t *testing.T) {
+	t.Run("duplicates_keep_all_keys", func(t *testing.T) {
 		b := start(t)
 		first := b.push(item("q", "p", "a", 1))[0]
 		res := b.push(item("q", "p", "a", 2), item("q", "p", "x", 3), item("q", "p", "x", 4), item("q", "other", "a", 5))
@@ -41,10 +41,10 @@ func TestPush(t *testing.T) {
 		hasKeys(t, res[2], pushResultKeys...)
 		eq(t, res[2], "status", "duplicate")
 		eq(t, res[2], "offset", 1)
-		eq(t, res[3], "status", "queued") // R7: same transactionId, another partition
+		eq(t, res[3], "status", "queued") // Same transactionId, another partition
 		eq(t, res[3], "offset", 0)
 	})
-	t.Run("R9_missing_transactionId_gets_uuid", func(t *testing.T) {
+	t.Run("missing_transactionId_gets_uuid", func(t *testing.T) {
 		b := start(t)
 		res := b.push(obj{"queue": "q"}, obj{"queue": "q", "transactionId": nil}, obj{"queue": "q", "transactionId": ""})
 		seen := map[string]bool{}
@@ -57,14 +57,14 @@ func TestPush(t *testing.T) {
 			eq(t, r, "status", "queued")
 		}
 	})
-	t.Run("R10_empty_items", func(t *testing.T) {
+	t.Run("empty_items", func(t *testing.T) {
 		b := start(t)
 		r := b.post("/api/v1/push", `{"items":[]}`).wantStatus(http.StatusCreated)
 		if strings.TrimSpace(string(r.body)) != "[]" {
 			t.Fatalf("body %s, want []", r.body)
 		}
 	})
-	t.Run("R11_R12_validation_all_or_nothing", func(t *testing.T) {
+	t.Run("validation_all_or_nothing", func(t *testing.T) {
 		b := start(t)
 		bad := map[string]string{
 			"not object":         `[]`,
@@ -94,7 +94,7 @@ func TestPush(t *testing.T) {
 			t.Errorf("items absent: error %q, want the 0.15 text", msg)
 		}
 	})
-	t.Run("R12_traceId_and_payload_kept", func(t *testing.T) {
+	t.Run("traceId_and_payload_kept", func(t *testing.T) {
 		b := start(t)
 		tr := "9f1c3c4e-6b7a-4c1d-9e2f-0a1b2c3d4e5f"
 		res := b.push(obj{"queue": "q", "transactionId": "a", "traceId": tr, "payload": []any{1, "x", nil}}, obj{"queue": "q", "transactionId": "b"}, obj{"queue": "q", "transactionId": "c", "payload": nil})
@@ -109,7 +109,7 @@ func TestPush(t *testing.T) {
 		}
 		eq(t, ms[2], "data", nil)
 	})
-	t.Run("R3_R4_push_created_queue_options", func(t *testing.T) {
+	t.Run("push_created_queue_options", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "", 1)
 		d := b.get("/api/v1/status/queues/q").obj(http.StatusOK)
@@ -118,7 +118,7 @@ func TestPush(t *testing.T) {
 		eq(t, cfg, "retryLimit", 3)
 		eq(t, cfg, "deadLetterQueue", true)
 	})
-	t.Run("R5_configure_replaces_and_validates", func(t *testing.T) {
+	t.Run("configure_replaces_and_validates", func(t *testing.T) {
 		b := start(t)
 		c := b.post("/api/v1/configure", obj{"queue": "q", "namespace": "ns", "task": "tk", "options": obj{"leaseTime": 5, "retryLimit": 0, "deadLetterQueue": false, "ttl": 9}}).obj(http.StatusOK)
 		hasKeys(t, c, "configured", "queueId", "partitionId", "queue", "namespace", "task", "options")

@@ -16,36 +16,36 @@ func (b *broker) seek(g, q string, body any) reply {
 
 func TestStart(t *testing.T) {
 	t.Parallel()
-	t.Run("R103_R109_default_new", func(t *testing.T) {
+	t.Run("default_new", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 2)
 		b.get("/api/v1/pop/queue/q?consumerGroup=g").empty()
 		b.advance(time.Second)
 		b.push(item("q", "p", "later", 1))
 		ms := msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=10&subscriptionMode=all"))
-		wantOffsets(t, ms, 2) // R102: the later all changes nothing
+		wantOffsets(t, ms, 2) // The later all changes nothing
 	})
-	t.Run("R102_first_pop_of_missing_queue_decides_new", func(t *testing.T) {
+	t.Run("first_pop_of_missing_queue_decides_new", func(t *testing.T) {
 		b := start(t)
 		b.get("/api/v1/pop/queue/q?consumerGroup=g").empty()
 		b.advance(time.Second)
 		b.pushN("q", "p", 1)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g")), 0)
 	})
-	t.Run("R102_refused_pop_decides_nothing", func(t *testing.T) {
+	t.Run("refused_pop_decides_nothing", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.get("/api/v1/pop/queue/q?consumerGroup=g&batch=0").fails(http.StatusBadRequest)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all")), 0)
 	})
-	t.Run("R104_R108_all_covers_later_partitions", func(t *testing.T) {
+	t.Run("all_covers_later_partitions", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 1)
 		b.pop("/api/v1/pop/queue/q/partition/a?consumerGroup=g&subscriptionMode=all")
 		b.pushN("q", "b", 2)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q/partition/b?consumerGroup=g&batch=5&subscriptionMode=new")), 0, 1)
 	})
-	t.Run("R105_subscriptionFrom", func(t *testing.T) {
+	t.Run("subscriptionFrom", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 2)
 		b.advance(time.Second)
@@ -60,7 +60,7 @@ func TestStart(t *testing.T) {
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=h&batch=10&subscriptionFrom="+url.QueryEscape(off))), 2, 3)
 		b.get("/api/v1/pop/queue/q?consumerGroup=n&subscriptionFrom=now").empty()
 	})
-	t.Run("R107_queue_mode_ignores_start", func(t *testing.T) {
+	t.Run("queue_mode_ignores_start", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 2)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?batch=5&subscriptionMode=new&subscriptionFrom=now")), 0, 1)
@@ -69,7 +69,7 @@ func TestStart(t *testing.T) {
 
 func TestSeek(t *testing.T) {
 	t.Parallel()
-	t.Run("R110_R112_timestamp_and_shape", func(t *testing.T) {
+	t.Run("timestamp_and_shape", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 2)
 		b.pushN("q", "b", 1)
@@ -88,9 +88,9 @@ func TestSeek(t *testing.T) {
 		eq(t, r, "partitionsUpdated", 2)
 		ms := msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=10&partitions=5"))
 		wantOffsets(t, ms, 2)
-		eq(t, ms[0], "deliveryAttempt", 2) // R111 keeps counting
+		eq(t, ms[0], "deliveryAttempt", 2) // a seek keeps counting deliveries
 	})
-	t.Run("R110_R115_seek_back_reads_everything", func(t *testing.T) {
+	t.Run("seek_back_reads_everything", func(t *testing.T) {
 		b := start(t)
 		b.get("/api/v1/pop/queue/q?consumerGroup=g").empty() // start new
 		b.advance(time.Second)
@@ -98,7 +98,7 @@ func TestSeek(t *testing.T) {
 		b.seek("g", "q", obj{"timestamp": "2000-01-01T00:00:00+01:00"}).obj(http.StatusOK)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=10")), 0, 1)
 	})
-	t.Run("R110_toEnd_and_group_without_start", func(t *testing.T) {
+	t.Run("toEnd_and_group_without_start", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 2)
 		r := b.seek("fresh", "q", obj{"toEnd": true}).obj(http.StatusOK)
@@ -109,7 +109,7 @@ func TestSeek(t *testing.T) {
 		b.push(item("q", "p", "after", 1))
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=fresh&batch=5")), 2)
 	})
-	t.Run("R111_releases_leases_and_resets_retries", func(t *testing.T) {
+	t.Run("releases_leases_and_resets_retries", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 1}}).obj(http.StatusOK)
 		_, ms := b.leased("q", "p", "g", 2)
@@ -123,7 +123,7 @@ func TestSeek(t *testing.T) {
 		eq(t, ms[0], "deliveryAttempt", 3)
 		eq(t, b.ackMsg(ms[0], "failed", false), "dlq", false) // the counter was reset
 	})
-	t.Run("R112_R113_body_rules", func(t *testing.T) {
+	t.Run("body_rules", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		if msg := b.seek("g", "q", `{}`).fails(http.StatusBadRequest); msg != "Must specify either 'toEnd': true or 'timestamp'" {
@@ -146,7 +146,7 @@ func TestSeek(t *testing.T) {
 	})
 }
 
-// TestSeekTargetIsWritten: targetTimestamp is a written timestamp (§2.1): UTC, Z, microseconds.
+// TestSeekTargetIsWritten: targetTimestamp is a written timestamp: UTC, Z, microseconds.
 func TestSeekTargetIsWritten(t *testing.T) {
 	b := start(t)
 	b.pushN("q", "p", 1)

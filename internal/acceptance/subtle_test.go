@@ -6,19 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/queenmq/queen-go/internal/testutil"
 	"github.com/queenmq/queen-go/queentest"
 )
 
 // answered waits (bounded) for a pop started in the background.
 func answered(t *testing.T, done <-chan reply) reply {
 	t.Helper()
-	select {
-	case r := <-done:
-		return r
-	case <-time.After(20 * time.Second):
-		t.Fatal("a waiting pop was never answered")
-		return reply{}
-	}
+	return testutil.Recv(t, done, "a waiting pop to be answered")
 }
 
 // background starts a GET and returns its answer channel.
@@ -30,7 +25,7 @@ func (b *broker) background(path string) <-chan reply {
 
 func TestSubtle(t *testing.T) {
 	t.Parallel()
-	t.Run("R24_lease_end_wakes_waiter", func(t *testing.T) {
+	t.Run("lease_end_wakes_waiter", func(t *testing.T) {
 		b := start(t)
 		_, _ = b.pushN("q", "p", 2), 0
 		first := msgs(t, b.pop("/api/v1/pop/queue/q?batch=1"))
@@ -38,7 +33,7 @@ func TestSubtle(t *testing.T) {
 		b.ackMsg(first[0], "completed", false)
 		wantOffsets(t, msgs(t, answered(t, done).obj(http.StatusOK)), 1)
 	})
-	t.Run("R24_R54_expiry_wakes_waiter", func(t *testing.T) {
+	t.Run("expiry_wakes_waiter", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q")
@@ -46,7 +41,7 @@ func TestSubtle(t *testing.T) {
 		b.advance(61 * time.Second)
 		eq(t, msgs(t, answered(t, done).obj(http.StatusOK))[0], "deliveryAttempt", 2)
 	})
-	t.Run("R111_seek_wakes_waiter", func(t *testing.T) {
+	t.Run("seek_wakes_waiter", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all")
@@ -54,18 +49,18 @@ func TestSubtle(t *testing.T) {
 		b.seek("g", "q", obj{"timestamp": "1970-01-01T00:00:00Z"}).obj(http.StatusOK)
 		eq(t, msgs(t, answered(t, done).obj(http.StatusOK))[0], "deliveryAttempt", 2)
 	})
-	t.Run("R45_push_creating_partition_wakes_waiter", func(t *testing.T) {
+	t.Run("push_creating_partition_wakes_waiter", func(t *testing.T) {
 		b := start(t)
 		done := b.background("/api/v1/pop/queue/q/partition/new?wait=true&timeout=60000")
 		b.push(item("q", "new", "a", 1))
 		wantOffsets(t, msgs(t, answered(t, done).obj(http.StatusOK)), 0)
 	})
-	t.Run("R22_discovery_never_long_polls", func(t *testing.T) {
+	t.Run("discovery_never_long_polls", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "namespace": "ns"}).obj(http.StatusOK)
 		answered(t, b.background("/api/v1/pop?namespace=ns&wait=true&timeout=60000")).empty()
 	})
-	t.Run("R34_autopilot_batch_and_partitions", func(t *testing.T) {
+	t.Run("autopilot_batch_and_partitions", func(t *testing.T) {
 		b := start(t)
 		items := make([]obj, 350)
 		for i := range items {
@@ -86,7 +81,7 @@ func TestSubtle(t *testing.T) {
 		p := b.pop("/api/v1/pop/queue/r?autopilot=true")
 		eq(t, p, "partitionsClaimed", 4)
 	})
-	t.Run("R34_autopilot_halves_on_expiry", func(t *testing.T) {
+	t.Run("autopilot_halves_on_expiry", func(t *testing.T) {
 		b := start(t)
 		items := make([]obj, 300)
 		for i := range items {
@@ -101,7 +96,7 @@ func TestSubtle(t *testing.T) {
 			t.Fatalf("after an expiry: %d messages, want 100", n)
 		}
 	})
-	t.Run("R53_R63_R69_multi_partition_lease_parts", func(t *testing.T) {
+	t.Run("multi_partition_lease_parts", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 2)
 		b.advance(time.Millisecond)
@@ -119,7 +114,7 @@ func TestSubtle(t *testing.T) {
 		eq(t, b.ackMsg(ms[3], "completed", false), "leaseReleased", true)
 		eq(t, b.extend(lease, obj{"seconds": 5}), "error", "Lease not found")
 	})
-	t.Run("R63_expired_last_partition", func(t *testing.T) {
+	t.Run("expired_last_partition", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "a", 1)
 		b.advance(time.Millisecond)
@@ -129,7 +124,7 @@ func TestSubtle(t *testing.T) {
 		b.advance(61 * time.Second)
 		eq(t, b.extend(p["leaseId"].(string), obj{"seconds": 5}), "error", "Lease already expired")
 	})
-	t.Run("R61_extend_exact_expiry", func(t *testing.T) {
+	t.Run("extend_exact_expiry", func(t *testing.T) {
 		b := start(t, queentest.WithManualClockAt(t0))
 		b.pushN("q", "p", 1)
 		p := b.pop("/api/v1/pop/queue/q?leaseSeconds=100")
@@ -139,7 +134,7 @@ func TestSubtle(t *testing.T) {
 		eq(t, b.extend(lease, obj{"seconds": 60}), "expiresAt", ts(110))
 		eq(t, b.extend(lease, `{"seconds":null}`), "expiresAt", ts(110))
 	})
-	t.Run("R83_checked_before_applied_leaseReleased_on_last", func(t *testing.T) {
+	t.Run("checked_before_applied_leaseReleased_on_last", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 3)
 		a := func(m obj) obj {
@@ -151,7 +146,7 @@ func TestSubtle(t *testing.T) {
 			eq(t, res[i], "leaseReleased", want)
 		}
 	})
-	t.Run("R128_transaction_acks_applied_like_a_batch", func(t *testing.T) {
+	t.Run("transaction_acks_applied_like_a_batch", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 3)
 		op := func(m obj, st string) obj {
@@ -161,7 +156,7 @@ func TestSubtle(t *testing.T) {
 		eq(t, r, "success", true)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g&batch=5")), 1, 2)
 	})
-	t.Run("R99_replay_of_existing_copy", func(t *testing.T) {
+	t.Run("replay_of_existing_copy", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 1)
@@ -173,7 +168,7 @@ func TestSubtle(t *testing.T) {
 		eq(t, b.get("/api/v1/dlq").obj(http.StatusOK), "total", 0)
 		b.post("/api/v1/dlq/"+id+"/replay", nil).fails(http.StatusNotFound)
 	})
-	t.Run("R99_replay_wakes_waiter", func(t *testing.T) {
+	t.Run("replay_wakes_waiter", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 0}}).obj(http.StatusOK)
 		b.pushN("q", "p", 1)
@@ -183,7 +178,7 @@ func TestSubtle(t *testing.T) {
 		b.post("/api/v1/dlq/"+id+"/replay", nil).obj(http.StatusOK)
 		eq(t, msgs(t, answered(t, done).obj(http.StatusOK))[0], "transactionId", "dlq:"+id)
 	})
-	t.Run("R57_R121_autoAck_counts_and_seek_back", func(t *testing.T) {
+	t.Run("autoAck_counts_and_seek_back", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		b.pop("/api/v1/pop/queue/q?consumerGroup=g&subscriptionMode=all&autoAck=true")
@@ -191,13 +186,13 @@ func TestSubtle(t *testing.T) {
 		b.seek("g", "q", obj{"timestamp": "1970-01-01T00:00:00Z"}).obj(http.StatusOK)
 		eq(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=g"))[0], "deliveryAttempt", 2)
 	})
-	t.Run("R112_toEnd_false_with_timestamp", func(t *testing.T) {
+	t.Run("toEnd_false_with_timestamp", func(t *testing.T) {
 		b := start(t)
 		b.pushN("q", "p", 1)
 		r := b.seek("g", "q", obj{"toEnd": false, "timestamp": "1970-01-01T00:00:00Z"}).obj(http.StatusOK)
 		eq(t, r, "seekToEnd", false)
 	})
-	t.Run("R143_deletedPartitions_counts_cursors", func(t *testing.T) {
+	t.Run("deletedPartitions_counts_cursors", func(t *testing.T) {
 		b := start(t)
 		for _, p := range []string{"a", "b", "c"} {
 			b.pushN("q", p, 1)
@@ -209,7 +204,7 @@ func TestSubtle(t *testing.T) {
 		b.pop("/api/v1/pop/queue/q/partition/b?consumerGroup=g&autoAck=true")
 		eq(t, b.del("/api/v1/consumer-groups/g").obj(http.StatusOK), "deletedPartitions", 2)
 	})
-	t.Run("R146_pop_data_cap", func(t *testing.T) {
+	t.Run("pop_data_cap", func(t *testing.T) {
 		b := start(t)
 		big := strings.Repeat("x", 9<<20)
 		b.push(item("q", "p", "a", big), item("q", "p", "b", big), item("q", "p", "c", big))
@@ -217,13 +212,13 @@ func TestSubtle(t *testing.T) {
 			t.Fatalf("%d messages of 9 MiB, want 2 (stop once 16 MiB is reached)", n)
 		}
 	})
-	t.Run("R47_groups_independent", func(t *testing.T) {
+	t.Run("groups_independent", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "a", 2)
 		b.ackMsg(ms[1], "completed", false)
 		wantOffsets(t, msgs(t, b.pop("/api/v1/pop/queue/q?consumerGroup=b&subscriptionMode=all&batch=5")), 0, 1)
 	})
-	t.Run("R131_null_leaseId_is_unfenced", func(t *testing.T) {
+	t.Run("null_leaseId_is_unfenced", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "", 1)
 		r := b.ack(obj{"transactionId": ms[0]["transactionId"], "partitionId": ms[0]["partitionId"], "leaseId": nil, "status": nil, "consumerGroup": nil})

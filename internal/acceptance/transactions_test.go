@@ -12,7 +12,7 @@ func (b *broker) txn(ops ...obj) obj {
 
 func TestTransactions(t *testing.T) {
 	t.Parallel()
-	t.Run("R126_R127_commit_shape", func(t *testing.T) {
+	t.Run("commit_shape", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 1)
 		r := b.txn(
@@ -37,10 +37,10 @@ func TestTransactions(t *testing.T) {
 			eq(t, e, "offset", 0)
 		}
 		eq(t, res[1], "status", "queued")
-		eq(t, res[2], "status", "duplicate") // R128: a duplicate does not fail it
+		eq(t, res[2], "status", "duplicate") // A duplicate does not fail it
 		eq(t, res[2], "success", true)
 	})
-	t.Run("R126_R127_rollback_changes_nothing", func(t *testing.T) {
+	t.Run("rollback_changes_nothing", func(t *testing.T) {
 		b := start(t)
 		_, ms := b.leased("q", "p", "g", 2)
 		r := b.txn(
@@ -58,7 +58,7 @@ func TestTransactions(t *testing.T) {
 		b.get("/api/v1/pop/queue/q?consumerGroup=g").empty() // lease still held
 		eq(t, b.ackMsg(ms[0], "completed", false), "success", true)
 	})
-	t.Run("R127_bad_type_and_bad_push", func(t *testing.T) {
+	t.Run("bad_type_and_bad_push", func(t *testing.T) {
 		b := start(t)
 		r := b.txn(obj{"type": "push", "items": []obj{item("q", "", "a", 1)}}, obj{"type": "nope"})
 		eq(t, r, "success", false)
@@ -69,7 +69,7 @@ func TestTransactions(t *testing.T) {
 		eq(t, r, "success", false)
 		b.get("/api/v1/status/queues/q").fails(http.StatusNotFound)
 	})
-	t.Run("R128_failed_spends_budget_retry_supported", func(t *testing.T) {
+	t.Run("failed_spends_budget_retry_supported", func(t *testing.T) {
 		b := start(t)
 		b.post("/api/v1/configure", obj{"queue": "q", "options": obj{"retryLimit": 1}}).obj(http.StatusOK)
 		_, ms := b.leased("q", "p", "", 1)
@@ -83,7 +83,7 @@ func TestTransactions(t *testing.T) {
 		eq(t, ms[0], "deliveryAttempt", 3)
 		eq(t, list(t, b.txn(ack(ms[0], "failed")), "results")[0], "dlq", true)
 	})
-	t.Run("R129_operations_errors", func(t *testing.T) {
+	t.Run("operations_errors", func(t *testing.T) {
 		b := start(t)
 		for body, want := range map[string]string{
 			`{}`:                          "operations array required",

@@ -17,7 +17,7 @@ const (
 
 func parseAckStatus(s string) (ackStatus, bool) {
 	switch s {
-	case "", "completed", "success": // success is an alias (R73)
+	case "", "completed", "success": // success is an alias
 		return ackCompleted, true
 	case "failed":
 		return ackFailed, true
@@ -29,7 +29,7 @@ func parseAckStatus(s string) (ackStatus, bool) {
 	return 0, false
 }
 
-// Refusal texts of R76, in check order.
+// The refusals of an ack item, in the order the item is checked.
 const (
 	errTransactionIDRequired = "transactionId is required"
 	errPartitionIDRequired   = "partitionId is required"
@@ -40,7 +40,7 @@ const (
 	errNotDelivered          = "message not delivered to this group"
 )
 
-// acceptedAck is an item that passed R76 and waits to be applied.
+// acceptedAck is an item that passed the checks and waits to be applied.
 type acceptedAck struct {
 	idx     int
 	gc      *cursorState
@@ -49,13 +49,16 @@ type acceptedAck struct {
 	errText string
 }
 
-// Ack applies items as one batch ack (R66–R89); results come back in item order.
+// Ack applies items as one batch ack; results come back in item order.
 func (e *Engine) Ack(items []AckItem) []AckResult {
 	e.mu.Lock()
 	defer e.unlock()
-	if e.is015() {
-		return e.ack015(items)
-	}
+	return e.gen.ack(items)
+}
+
+// ack checks every item against the state before the request, then applies the accepted ones
+// per (partition, group) from the lowest offset up.
+func (e v20) ack(items []AckItem) []AckResult {
 	results := make([]AckResult, len(items))
 	accepted := make([]acceptedAck, 0, len(items))
 	for i := range items {
@@ -69,7 +72,9 @@ func (e *Engine) Ack(items []AckItem) []AckResult {
 	return results
 }
 
-// checkAck runs R76 against the state before the request. It fills res for a refused item or
+// checkAck checks an item against the state before the request: ids present, a known
+// status, a message that exists, the live lease when one is named, and a message handed to
+// the group (in its leased batch while it holds one). It fills res for a refused item or
 // one at or below the cursor (success, no change), and returns the item to apply otherwise.
 func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 	refuse := func(msg string) (acceptedAck, bool) {
@@ -77,7 +82,7 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 		return acceptedAck{}, false
 	}
 	p := e.partitions[it.PartitionID]
-	if p != nil { // the names follow partitionId, whatever refuses the item (§2.3)
+	if p != nil { // the names follow partitionId, whatever refuses the item
 		res.QueueName, res.PartitionName = p.q.name, p.name
 	}
 	if it.TransactionID == "" {
@@ -113,7 +118,7 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 		cursor = m.initialCursor(p)
 	}
 	if off <= cursor {
-		res.Success = true // done already: no change (R68)
+		res.Success = true // done already: no change
 		return acceptedAck{}, false
 	}
 	switch {
@@ -128,7 +133,7 @@ func (e *Engine) checkAck(it *AckItem, res *AckResult) (acceptedAck, bool) {
 func (gc *cursorState) deliveredTo(off int64) bool { return gc != nil && gc.delivered(off) }
 
 // applyAcks applies accepted items per (partition, group) from the lowest offset up; a failed
-// with retries left or a retry is the stop, above which items succeed unapplied (R83, R84).
+// with retries left or a retry is the stop, above which items succeed unapplied.
 func (e *Engine) applyAcks(accepted []acceptedAck, results []AckResult) {
 	if len(accepted) > 1 {
 		slices.SortFunc(accepted, func(a, b acceptedAck) int {
@@ -173,7 +178,7 @@ func (e *Engine) applyAcks(accepted []acceptedAck, results []AckResult) {
 	}
 }
 
-// giveUp files (or drops) the message and moves the cursor to it (R70, R72, R93).
+// giveUp files (or drops) the message and moves the cursor to it.
 func (e *Engine) giveUp(gc *cursorState, off int64, errText string) (filed, released bool) {
 	filed = e.fileDeadLetter(gc, off, errText)
 	before := gc.cursor

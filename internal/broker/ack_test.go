@@ -8,8 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R76 (with R77, R78, R80, R81, R117): each refusal, in check order, with its exact text.
-func TestAckCheckOrder_R76_R77_R78_R80_R81_R117(t *testing.T) {
+// Each refusal of an ack item, in check order, with its exact text; a refused item changes
+// nothing.
+func TestAckCheckOrder(t *testing.T) {
 	t.Parallel()
 	type setup struct {
 		f      *fixture
@@ -64,7 +65,7 @@ func TestAckCheckOrder_R76_R77_R78_R80_R81_R117(t *testing.T) {
 		{"fenced completed", func(s setup) AckItem {
 			return AckItem{TransactionID: "a", PartitionID: s.pid, LeaseID: s.held.LeaseID, Group: "g"}
 		}, "", true},
-		{"unfenced within the live batch (R118)", func(s setup) AckItem {
+		{"unfenced within the live batch", func(s setup) AckItem {
 			return AckItem{TransactionID: "a", PartitionID: s.pid, Group: "g", Status: "success"}
 		}, "", true},
 	}
@@ -86,16 +87,16 @@ func TestAckCheckOrder_R76_R77_R78_R80_R81_R117(t *testing.T) {
 			if tc.applied {
 				assert.Equal(t, int64(0), gc.cursor)
 			} else {
-				assert.Equal(t, int64(-1), gc.cursor, "a refused item changes nothing (R77)")
+				assert.Equal(t, int64(-1), gc.cursor, "a refused item changes nothing")
 				assert.NotNil(t, gc.lease)
 			}
 		})
 	}
 }
 
-// R68, R79: an ack at or below the cursor succeeds and changes nothing; the same ack repeated
+// An ack at or below the cursor succeeds and changes nothing; the same ack repeated
 // with its ended lease is refused.
-func TestAckAtOrBelowCursor_R68_R79(t *testing.T) {
+func TestAckAtOrBelowCursor(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -117,12 +118,12 @@ func TestAckAtOrBelowCursor_R68_R79(t *testing.T) {
 	out = f.ack(ackOf(res.Messages[2], "completed"))
 	assert.False(t, out[0].Success)
 	assert.Equal(t, "Invalid or expired lease", out[0].Error)
-	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages, "repeated acks never redeliver (R79)")
+	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages, "repeated acks never redeliver")
 }
 
-// R83, R84, R85: batch items apply per (partition, group) from the lowest offset up; the lowest
+// Batch items apply per (partition, group) from the lowest offset up; the lowest
 // failed-with-retries-left or retry stops the rest, which succeed unapplied.
-func TestBatchAckStopsAtLowestFailed_R83_R84_R85(t *testing.T) {
+func TestBatchAckStopsAtLowestFailed(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name        string
@@ -187,8 +188,8 @@ func nilIfEmpty(s []string) []string {
 	return s
 }
 
-// R85, R89: a refused item does not stop the others.
-func TestBatchAckRefusalIsLocal_R85_R89(t *testing.T) {
+// A refused item does not stop the others.
+func TestBatchAckRefusalIsLocal(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -208,9 +209,9 @@ func TestBatchAckRefusalIsLocal_R85_R89(t *testing.T) {
 	assert.Empty(t, f.e.Ack(nil), "an empty batch answers []")
 }
 
-// R69, R71: failed with retries left and retry end the lease at once and redeliver from the
+// Failed with retries left and retry end the lease at once and redeliver from the
 // cursor with deliveryAttempt one higher.
-func TestFailedAndRetryRedeliver_R69_R71_R57(t *testing.T) {
+func TestFailedAndRetryRedeliver(t *testing.T) {
 	t.Parallel()
 	for _, status := range []string{"failed", "retry"} {
 		t.Run(status, func(t *testing.T) {
@@ -228,9 +229,9 @@ func TestFailedAndRetryRedeliver_R69_R71_R57(t *testing.T) {
 	}
 }
 
-// R118: an unfenced ack from a worker whose lease expired completes the batch of the lease live
+// An unfenced ack from a worker whose lease expired completes the batch of the lease live
 // now, whose own fenced acks are then refused.
-func TestUnfencedAckCompletesLiveBatch_R118(t *testing.T) {
+func TestUnfencedAckCompletesLiveBatch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -247,8 +248,8 @@ func TestUnfencedAckCompletesLiveBatch_R118(t *testing.T) {
 	assert.Equal(t, "Invalid or expired lease", out[0].Error)
 }
 
-// R47, R48, R58: groups have their own cursors and counts; one group's lease does not block another.
-func TestGroupsAreIndependent_R47_R48_R58(t *testing.T) {
+// Groups have their own cursors and counts; one group's lease does not block another.
+func TestGroupsAreIndependent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -264,9 +265,9 @@ func TestGroupsAreIndependent_R47_R48_R58(t *testing.T) {
 	assert.Equal(t, []int{2, 1}, attempts(again.Messages))
 }
 
-// R66, R81, R118: an unfenced ack after expiry applies to a delivered message; one for a
+// An unfenced ack after expiry applies to a delivered message; one for a
 // message never delivered to the group is refused; no group means queue mode.
-func TestUnfencedAckWithoutLiveLease_R66_R81_R118(t *testing.T) {
+func TestUnfencedAckWithoutLiveLease(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")

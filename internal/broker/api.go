@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// QueueMode is the shared group of pops that name none (R23).
+// QueueMode is the shared group of pops that name none.
 const QueueMode = "__QUEUE_MODE__"
 
 // Errors the HTTP layer maps to status codes.
@@ -24,7 +24,7 @@ type BadRequest struct{ Msg string }
 
 func (e *BadRequest) Error() string { return e.Msg }
 
-// ConfigureRequest is POST /api/v1/configure (R5). Nil options take their defaults.
+// ConfigureRequest is a configure request. Nil options take their defaults.
 type ConfigureRequest struct {
 	Queue, Namespace, Task string
 	LeaseTime              *int
@@ -42,12 +42,12 @@ type ConfigureResult struct {
 // PushItem is one validated push item.
 type PushItem struct {
 	Queue, Partition string // Partition "" means "Default"
-	Payload          []byte // the message's JSON text, stored as given
+	Payload          []byte // the message's JSON text, stored as given (a copy: the caller keeps its buffer)
 	TransactionID    string // "" means: make a UUID
 	TraceID          string // "" means none
 }
 
-// PushResult is one item's outcome (§2.3).
+// PushResult is one item's outcome.
 type PushResult struct {
 	Index                            int
 	TransactionID, Status, MessageID string // Status "queued" or "duplicate"
@@ -56,11 +56,11 @@ type PushResult struct {
 	Offset                           int64
 }
 
-// PopRequest is one validated pop (R20–R39). Zero values mean "not sent".
+// PopRequest is one validated pop. Zero values mean "not sent".
 type PopRequest struct {
 	Queue     string // "" with Discovery
-	Partition string // "" for any partition (R20); a name for R21
-	Discovery bool   // GET /api/v1/pop (R22)
+	Partition string // "" for any partition; a name pops that partition alone
+	Discovery bool   // a pop by namespace and task, of any queue they label
 	Namespace string
 	Task      string
 
@@ -84,11 +84,11 @@ type PopResult struct {
 	Queue, Partition, PartitionID, LeaseID, ConsumerGroup string
 	PartitionsClaimed                                     int
 	Messages                                              []Message
-	ConflatingEmpty                                       bool        // answer 200 {"messages":[]} (R36)
+	ConflatingEmpty                                       bool        // answer 200 {"messages":[]}
 	Empty                                                 EmptyReason // why nothing was handed out, in Mode015 only
 }
 
-// Message is one handed-out message (R42).
+// Message is one handed-out message.
 type Message struct {
 	ID, TransactionID      string
 	TraceID                string // "" means none
@@ -100,13 +100,13 @@ type Message struct {
 	DeliveryAttempt        int
 }
 
-// AckItem is one ack (R66, R82). Status "" means completed; Group "" means QueueMode.
+// AckItem is one ack. Status "" means completed; Group "" means QueueMode.
 type AckItem struct {
 	TransactionID, PartitionID, LeaseID string
 	Status, Group, Error                string
 }
 
-// AckResult is one item's outcome (§2.3). Error is "" on success (and on a refusal without
+// AckResult is one item's outcome. Error is "" on success (and on a refusal without
 // a reason); QueueName and PartitionName are "" when the partition is unknown.
 type AckResult struct {
 	Index                    int
@@ -117,7 +117,7 @@ type AckResult struct {
 	LeaseReleased, DLQ       bool
 }
 
-// ExtendResult is the outcome of a lease extension (R61–R65). A refusal has an Error and no
+// ExtendResult is the outcome of a lease extension. A refusal has an Error and no
 // ExpiresAt.
 type ExtendResult struct {
 	LeaseID   string
@@ -133,7 +133,7 @@ type TxOp struct {
 	Push []PushItem
 }
 
-// TxEntry is one entry of a transaction's results (§2.3).
+// TxEntry is one entry of a transaction's results.
 type TxEntry struct {
 	Index                        int
 	Type                         string // "ack" or "push"
@@ -153,14 +153,14 @@ type TxResult struct {
 	Results       []TxEntry
 }
 
-// DLQQuery filters the dead-letter list (R98). Empty strings and nil times do not filter.
+// DLQQuery filters the dead-letter list. Empty strings and nil times do not filter.
 type DLQQuery struct {
 	Queue, Group, Partition string
 	From, To                *time.Time
 	Limit, Offset           int
 }
 
-// DeadLetter is one dead-letter record (§2.3, R94).
+// DeadLetter is one dead-letter record.
 type DeadLetter struct {
 	ID, MessageID, TransactionID, PartitionID string
 	Queue, Partition, ConsumerGroup           string
@@ -171,13 +171,13 @@ type DeadLetter struct {
 	CreatedAt, FailedAt                       time.Time
 }
 
-// ReplayResult is the answer to a replay (R99).
+// ReplayResult is the answer to a replay.
 type ReplayResult struct {
 	ID, TransactionID, PartitionID string
 	Offset                         int64
 }
 
-// SeekResult is the answer to a seek (R112).
+// SeekResult is the answer to a seek.
 type SeekResult struct {
 	PartitionsUpdated int
 }

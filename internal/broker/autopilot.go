@@ -1,6 +1,6 @@
 package broker
 
-// Autopilot batch bounds (R34).
+// Autopilot batch bounds.
 const (
 	minAutopilotBatch = 100
 	maxAutopilotBatch = 1000
@@ -19,7 +19,7 @@ func (m *groupMeta) halveBatch() {
 	m.batch = max(m.batch/2, minAutopilotBatch)
 }
 
-// autopilotPartitions is ⌊ready / pops⌋ clamped to 1..64 (R34).
+// autopilotPartitions is ⌊ready / pops⌋ clamped to 1..64.
 func autopilotPartitions(ready, pops int) int {
 	if pops < 1 {
 		pops = 1

@@ -4,7 +4,10 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 const benchBatch = 100
@@ -24,6 +27,7 @@ func BenchmarkPush(b *testing.B) {
 	defer e.Close()
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := testutil.ProcessCPU()
 	for i := range b.N {
 		if i%1000 == 999 { // keep the heap small between rounds
 			b.StopTimer()
@@ -40,6 +44,7 @@ func BenchmarkPush(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*benchBatch)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu).Nanoseconds())/float64(b.N*benchBatch), "cpu-ns/msg")
 }
 
 // BenchmarkPopAck pops 100 messages and acks them in one batch ack, the consume loop's step.
@@ -115,4 +120,29 @@ func heapInUse() uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.HeapAlloc
+}
+
+// BenchmarkPushParallel stores 1,000 items per request from four goroutines at once, each to a
+// queue of its own: what the lock holds back when requests come together.
+func BenchmarkPushParallel(b *testing.B) {
+	const perRequest, writers = 1000, 4
+	payload := []byte(`{"n":1,"kind":"order","note":"a small message"}`)
+	e := New(RealClock{})
+	defer e.Close()
+	requests := (b.N + perRequest*writers - 1) / (perRequest * writers)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := testutil.ProcessCPU()
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for range requests {
+				e.Push(benchItems("q"+strconv.Itoa(w), perRequest, payload))
+			}
+		})
+	}
+	wg.Wait()
+	msgs := requests * perRequest * writers
+	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+	b.ReportMetric(float64((testutil.ProcessCPU()-cpu).Nanoseconds())/float64(msgs), "cpu-ns/msg")
 }

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"time"
-
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // Errors of the message routes, answered 404.
@@ -17,7 +15,7 @@ var (
 	ErrMessageNotFound   = errors.New("message not found")
 )
 
-// Message statuses (R166).
+// Message statuses.
 const (
 	statusPending    = "pending"
 	statusProcessing = "processing"
@@ -25,10 +23,10 @@ const (
 	statusDeadLetter = "dead_letter"
 )
 
-// BrowseQuery is a validated GET /api/v1/messages (R164, R165). Nil pointers do not filter.
+// BrowseQuery is a validated browse of a queue's messages. Nil pointers do not filter.
 type BrowseQuery struct {
 	Queue, Partition string
-	Status           string // "" or one of the R166 statuses
+	Status           string // "", pending, processing, completed or dead_letter
 	From, To         *time.Time
 	FromOffset       *int64 // only with Partition
 	Ascending        bool
@@ -37,30 +35,46 @@ type BrowseQuery struct {
 	Namespace, Task  *string
 }
 
-// Browse lists a queue's messages without leasing them (R164–R167).
-func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// Browse lists a queue's messages without leasing them. It reads the partitions in steps,
+// copying what the listing needs of each (its log as it is and, to find a status, its groups'
+// positions and leases and its dead letters), merges them without the lock, then reads the
+// groups of the partitions it lists from, if it has not yet.
+func (e *Engine) Browse(bq BrowseQuery) (MessageList, error) {
+	s := e.steps()
+	defer s.done()
 	q := e.queues[bq.Queue]
 	if q == nil {
-		return wire.MessageList{}, ErrQueueNotFound
+		return MessageList{}, ErrQueueNotFound
 	}
 	parts := q.parts
 	if bq.Partition != "" {
 		p := q.byName[bq.Partition]
 		if p == nil {
-			return wire.MessageList{}, ErrPartitionNotFound
+			return MessageList{}, ErrPartitionNotFound
 		}
 		parts = []*partition{p}
 	}
-	now := e.now()
 	groups := attachedGroups(q)
-	out := wire.MessageList{Messages: []wire.MessageEntry{}, Mode: modeOf(groups)}
+	out := MessageList{Messages: []MessageEntry{}, Mode: modeOf(groups)}
 	if (bq.Namespace != nil && *bq.Namespace != q.namespace) || (bq.Task != nil && *bq.Task != q.task) {
 		return out, nil
 	}
+	labels := labelsOf(q)
 	m := &merge{desc: !bq.Ascending}
-	for _, p := range parts {
+	// What the walk keeps of each partition is allocated at once, outside the lock: an
+	// allocation under it could make this read help the garbage collector while holding it.
+	var looks []partitionLook
+	var heads []mergeHead
+	s.outside(func() {
+		looks, heads = make([]partitionLook, len(parts)), make([]mergeHead, len(parts))
+		m.heads = make([]*mergeHead, 0, len(parts))
+		if bq.Status != "" { // every look reads its groups
+			for i, room := range positions(len(looks), len(groups)) {
+				looks[i].namedPos = room
+			}
+		}
+	})
+	for i, p := range parts {
 		lo, hi := int64(0), p.lastOffset()
 		if bq.From != nil {
 			lo = max(lo, p.firstAtOrAfter(*bq.From))
@@ -78,14 +92,60 @@ func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
 		if lo > hi {
 			continue
 		}
-		look := lookAt(p, groups, now)
-		if h := newMergeHead(look, look.statusRanges(bq.Status, lo, hi), m.desc); h != nil {
+		look, h := &looks[i], &heads[i]
+		look.copyLog(p, labels)
+		ranges := h.whole[:]
+		if h.whole[0] = [2]int64{lo, hi}; bq.Status != "" { // the ranges of a status come from the groups
+			look.read(groups, s.now)
+			ranges = look.statusRanges(bq.Status, lo, hi)
+		}
+		if h.start(look, ranges, m.desc) {
 			m.heads = append(m.heads, h)
 		}
+		s.did(1 + len(look.namedPos) + len(look.dead))
 	}
-	skip := m.skipBySearch(bq.Offset, bq.Status, e.seq)
+	maxSeq := e.seq
+	var picked []pick
+	s.outside(func() {
+		picked = m.pick(bq, maxSeq)
+		var unread []*partitionLook // the looks whose groups are read next
+		for _, pk := range picked {
+			if l := pk.look; !l.groupsRead && l.namedPos == nil {
+				l.namedPos = []int64{} // listed once
+				unread = append(unread, l)
+			}
+		}
+		for i, room := range positions(len(unread), len(groups)) {
+			unread[i].namedPos = room
+		}
+	})
+	for _, pk := range picked {
+		if !pk.look.groupsRead {
+			pk.look.read(groups, s.now)
+			s.did(1 + len(groups))
+		}
+	}
+	s.outside(func() {
+		out.Messages = make([]MessageEntry, len(picked))
+		for i, pk := range picked {
+			out.Messages[i] = pk.look.entry(pk.off, bq.Payload)
+		}
+	})
+	return out, nil
+}
+
+// pick is one message a browse lists.
+type pick struct {
+	look *partitionLook
+	off  int64
+}
+
+// pick walks the merged partitions: it skips bq.Offset entries and picks up to bq.Limit.
+func (m *merge) pick(bq BrowseQuery, maxSeq int64) []pick {
+	var out []pick
+	skip := m.skipBySearch(bq.Offset, bq.Status, maxSeq)
 	heap.Init(m)
-	for m.Len() > 0 && len(out.Messages) < bq.Limit {
+	for m.Len() > 0 && len(out) < bq.Limit {
 		h := m.heads[0]
 		off := h.off
 		if h.advance() {
@@ -102,17 +162,17 @@ func (e *Engine) Browse(bq BrowseQuery) (wire.MessageList, error) {
 			skip--
 			continue
 		}
-		out.Messages = append(out.Messages, h.look.entry(off, bq.Payload))
+		out = append(out, pick{h.look, off})
 	}
-	return out, nil
+	return out
 }
 
-// firstAfter is the offset of the first message created after t (R139).
+// firstAfter is the offset of the first message created after t.
 func (p *partition) firstAfter(t time.Time) int64 {
 	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].createdAt.After(t) }))
 }
 
-// merge walks several partitions in storage order, newest or oldest first (R165).
+// merge walks several partitions in storage order, newest or oldest first.
 type merge struct {
 	desc  bool
 	heads []*mergeHead
@@ -124,18 +184,20 @@ type mergeHead struct {
 	i      int        // the interval off is in
 	off    int64      // the next offset to take
 	desc   bool
+	whole  [1][2]int64 // the one interval of a walk without a status
 }
 
-func newMergeHead(look *partitionLook, ranges [][2]int64, desc bool) *mergeHead {
+// start places the head at the first offset of its walk; false when there is none.
+func (h *mergeHead) start(look *partitionLook, ranges [][2]int64, desc bool) bool {
 	if len(ranges) == 0 {
-		return nil
+		return false
 	}
-	h := &mergeHead{look: look, ranges: ranges, desc: desc, off: ranges[0][0]}
+	h.look, h.ranges, h.desc, h.off = look, ranges, desc, ranges[0][0]
 	if desc {
 		h.i = len(ranges) - 1
 		h.off = ranges[h.i][1]
 	}
-	return h
+	return true
 }
 
 // advance moves to the next offset in the walk's direction; false when there is none.
@@ -166,7 +228,7 @@ func (h *mergeHead) advance() bool {
 
 func (m *merge) Len() int { return len(m.heads) }
 func (m *merge) Less(i, j int) bool {
-	a, b := m.heads[i].look.p.msgs[m.heads[i].off].seq, m.heads[j].look.p.msgs[m.heads[j].off].seq
+	a, b := m.heads[i].look.msgs[m.heads[i].off].seq, m.heads[j].look.msgs[m.heads[j].off].seq
 	if m.desc {
 		return a > b
 	}
@@ -180,9 +242,9 @@ func (m *merge) Pop() any {
 	return h
 }
 
-// modeOf describes which kinds of group read a queue (R167).
-func modeOf(groups []string) wire.MessageMode {
-	mode := wire.MessageMode{}
+// modeOf describes which kinds of group read a queue.
+func modeOf(groups []string) GroupKinds {
+	mode := GroupKinds{}
 	for _, g := range groups {
 		if g == QueueMode {
 			mode.HasQueueMode = true
@@ -203,28 +265,86 @@ func modeOf(groups []string) wire.MessageMode {
 	return mode
 }
 
-// partitionLook is what a browse needs to know of one partition's groups, computed once:
-// O(groups) per partition, then O(log groups) per message (R173).
+// partitionLook is what a browse needs to know of one partition, copied so that the listing
+// runs without the lock: its log, then (read) its groups and dead letters, O(groups + dead
+// letters), after which a message's status costs O(log groups).
 type partitionLook struct {
-	p        *partition
-	qm       *groupView  // queue mode's view, nil when it is not attached
-	named    []groupView // the attached named groups
-	namedPos []int64     // their positions, ascending
+	p      *partition
+	labels *queueLabels
+	msgs   []storedMessage // the log when it was read (stored messages never change)
+
+	groupsRead bool
+	dead       []int64     // the offsets with a stored dead letter, ascending
+	qm         *groupView  // queue mode's view, nil when it is not attached
+	leased     []groupView // the attached named groups holding a live lease
+	named      int         // the attached named groups
+	namedPos   []int64     // their positions, ascending
 }
 
-func lookAt(p *partition, groups []string, now time.Time) *partitionLook {
-	look := &partitionLook{p: p}
+// queueLabels are what a message entry says of its queue, read once per listing.
+type queueLabels struct {
+	name, namespace, task string
+	priority              int64
+}
+
+func labelsOf(q *queue) *queueLabels {
+	return &queueLabels{name: q.name, namespace: q.namespace, task: q.task, priority: q.priority()}
+}
+
+// positions is room for the positions of n groups in each of count looks, from one allocation
+// made before the lock is taken for reading them.
+func positions(count, n int) [][]int64 {
+	buf, out := make([]int64, count*n), make([][]int64, count)
+	for i := range out {
+		out[i] = buf[i*n : i*n : (i+1)*n]
+	}
+	return out
+}
+
+// lookAt is the look of p with its groups read.
+func lookAt(p *partition, labels *queueLabels, groups []string, now time.Time) *partitionLook {
+	look := &partitionLook{}
+	look.copyLog(p, labels)
+	look.read(groups, now)
+	return look
+}
+
+// copyLog makes look the look of p, with p's log as it is.
+func (look *partitionLook) copyLog(p *partition, labels *queueLabels) {
+	n := len(p.msgs)
+	look.p, look.labels, look.msgs = p, labels, p.msgs[:n:n]
+}
+
+// read copies the partition's dead letters and the groups' positions and leases, at now.
+func (look *partitionLook) read(groups []string, now time.Time) {
+	p := look.p
+	look.groupsRead = true
+	if len(p.stats.deadAt) > 0 {
+		look.dead = make([]int64, 0, len(p.stats.deadAt))
+		for off := range p.stats.deadAt {
+			look.dead = append(look.dead, off)
+		}
+		slices.Sort(look.dead)
+	}
 	for _, g := range groups {
 		v := viewOf(p, g, p.q.groups[g], now)
 		if g == QueueMode {
 			look.qm = &v
 			continue
 		}
-		look.named = append(look.named, v)
+		look.named++
 		look.namedPos = append(look.namedPos, v.pos)
+		if v.live != nil {
+			look.leased = append(look.leased, v)
+		}
 	}
 	slices.Sort(look.namedPos)
-	return look
+}
+
+// deadAt reports whether the message at off has a stored dead letter.
+func (l *partitionLook) deadAt(off int64) bool {
+	_, found := slices.BinarySearch(l.dead, off)
+	return found
 }
 
 // inBatch reports whether off is in the view's live leased batch above its position.
@@ -232,7 +352,7 @@ func (v *groupView) inBatch(off int64) bool {
 	return v.live != nil && off > v.pos && off >= v.leaseFirst && off <= v.leaseLast
 }
 
-// viewStatus is a G-view without the group's own dead letters (R166).
+// viewStatus is a G-view without the group's own dead letters.
 func (v *groupView) viewStatus(off int64) string {
 	switch {
 	case off <= v.pos:
@@ -249,9 +369,9 @@ func (l *partitionLook) consumedBy(off int64) int64 {
 	return int64(len(l.namedPos) - i)
 }
 
-// status is an entry's status and queueStatus (R166).
+// status is an entry's status and queueStatus.
 func (l *partitionLook) status(off int64) (status, queueStatus string) {
-	if len(l.p.stats.deadAt[off]) > 0 {
+	if l.deadAt(off) {
 		return statusDeadLetter, statusDeadLetter
 	}
 	queueStatus = statusPending
@@ -260,65 +380,67 @@ func (l *partitionLook) status(off int64) (status, queueStatus string) {
 		return queueStatus, queueStatus
 	}
 	switch {
-	case len(l.named) == 0:
+	case l.named == 0:
 		return statusPending, queueStatus
-	case l.consumedBy(off) == int64(len(l.named)):
+	case l.consumedBy(off) == int64(l.named):
 		return statusCompleted, queueStatus
 	}
-	for i := range l.named {
-		if l.named[i].inBatch(off) {
+	for i := range l.leased {
+		if l.leased[i].inBatch(off) {
 			return statusProcessing, queueStatus
 		}
 	}
 	return statusPending, queueStatus
 }
 
-// entry builds §2.3's message entry for the message at off (R167).
-func (l *partitionLook) entry(off int64, payload bool) wire.MessageEntry {
-	p, q, m := l.p, l.p.q, &l.p.msgs[off]
+// entry builds the browse entry of the message at off.
+func (l *partitionLook) entry(off int64, payload bool) MessageEntry {
+	p, q, m := l.p, l.labels, &l.msgs[off]
 	status, queueStatus := l.status(off)
-	e := wire.MessageEntry{
+	e := MessageEntry{
 		ID: m.id, TransactionID: m.txID, PartitionID: p.id, Partition: p.name, Queue: q.name,
-		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority(),
-		Offset: ptr(off), TraceID: stringOrNil(m.traceID), CreatedAt: wire.At(m.createdAt),
-		Status: status, QueueStatus: queueStatus,
-		BusStatus: wire.BusStatus{ConsumedBy: l.consumedBy(off), TotalGroups: int64(len(l.named))},
+		QueuePath: q.name + "/" + p.name, Namespace: q.namespace, Task: q.task, QueuePriority: q.priority,
+		Offset: off, TraceID: m.traceID, CreatedAt: m.createdAt, Status: status, QueueStatus: queueStatus,
+		ConsumedBy: l.consumedBy(off), TotalGroups: int64(l.named),
 	}
 	if l.qm != nil && l.qm.live != nil && off >= l.qm.leaseFirst && off <= l.qm.leaseLast {
-		e.LeaseExpiresAt = wire.AtOrNil(l.qm.live.expires)
+		e.LeaseExpiresAt = l.qm.live.expires
 	}
 	if payload {
-		e.Payload = wire.Value(m.data)
+		e.Payload = m.data
 	}
 	return e
 }
 
-// Message answers one message's detail (R168), or ErrMessageNotFound.
-func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// Message answers one message's detail, or ErrMessageNotFound.
+func (e *Engine) Message(partitionID, transactionID string) (MessageDetail, error) {
+	s := e.steps() // one step: O(groups)
+	defer s.done()
+	return e.message(partitionID, transactionID)
+}
+
+func (e *Engine) message(partitionID, transactionID string) (MessageDetail, error) {
 	p := e.partitions[partitionID]
 	if p == nil {
-		return wire.MessageDetail{}, ErrMessageNotFound
+		return MessageDetail{}, ErrMessageNotFound
 	}
 	off, ok := p.byTx[transactionID]
 	if !ok {
-		return wire.MessageDetail{}, ErrMessageNotFound
+		return MessageDetail{}, ErrMessageNotFound
 	}
 	now := e.now()
 	q := p.q
 	groups := attachedGroups(q)
-	look := lookAt(p, groups, now)
-	d := wire.MessageDetail{
+	look := lookAt(p, labelsOf(q), groups, now)
+	d := MessageDetail{
 		MessageEntry: look.entry(off, true),
-		QueueConfig: wire.MessageQueueConf{
+		Config: MessageQueueConfig{
 			LeaseTime: int64(q.leaseTime), RetryLimit: int64(q.retryLimit),
 			RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"), Priority: q.priority(),
 		},
-		Mode:           modeOf(groups),
-		ConsumerGroups: make([]wire.MessageGroup, 0, len(groups)),
+		Mode:   modeOf(groups),
+		Groups: make([]MessageGroup, 0, len(groups)),
 	}
-	d.Mode.ConsumedByGroups = ptr(d.BusStatus.ConsumedBy)
 	var latest *deadLetter
 	for _, dl := range p.stats.deadAt[off] {
 		if latest == nil || dl.failedAt.After(latest.failedAt) {
@@ -334,43 +456,30 @@ func (e *Engine) Message(partitionID, transactionID string) (wire.MessageDetail,
 		if e.deadBy[deadKey{p, off, g}] != nil {
 			status = statusDeadLetter
 		}
-		mg := wire.MessageGroup{Name: g, Consumed: off <= v.pos, Status: ptr(status), DeliveryAttempt: ptr(int64(0))}
+		mg := MessageGroup{Name: g, Consumed: off <= v.pos, Status: status}
 		if v.live != nil && off >= v.leaseFirst && off <= v.leaseLast {
-			mg.LeaseExpiresAt = wire.AtOrNil(v.live.expires)
+			mg.LeaseExpiresAt = v.live.expires
 		}
 		if v.gc != nil && off < int64(len(v.gc.attempts)) {
-			mg.DeliveryAttempt = ptr(int64(v.gc.attempts[off]))
+			mg.DeliveryAttempt = int64(v.gc.attempts[off])
 		}
-		d.ConsumerGroups = append(d.ConsumerGroups, mg)
+		d.Groups = append(d.Groups, mg)
 	}
 	return d, nil
 }
 
-// stringOrNil is s, or nil (null) for "".
-func stringOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // statusRanges is where messages of the given status ("" for any) lie in [lo, hi], found from
-// the groups' positions and leases rather than message by message (R173). Dead letters are
+// the groups' positions and leases rather than message by message. Dead letters are
 // listed by their own index; the other ranges may still hold a dead-lettered message, which
 // the caller's status check skips.
 func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
-	last := l.p.lastOffset()
+	last := int64(len(l.msgs)) - 1
 	var rs [][2]int64
 	switch status {
 	case "":
 		rs = [][2]int64{{0, last}}
 	case statusDeadLetter:
-		offs := make([]int64, 0, len(l.p.stats.deadAt))
-		for off := range l.p.stats.deadAt {
-			offs = append(offs, off)
-		}
-		slices.Sort(offs)
-		for _, off := range offs {
+		for _, off := range l.dead {
 			rs = append(rs, [2]int64{off, off})
 		}
 	default:
@@ -399,7 +508,7 @@ func (l *partitionLook) statusRanges(status string, lo, hi int64) [][2]int64 {
 }
 
 // doneAndLeased is the offset up to which the entry status is completed, and the ascending,
-// disjoint intervals above it that are processing (R166).
+// disjoint intervals above it that are processing.
 func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 	switch {
 	case l.qm != nil:
@@ -408,12 +517,12 @@ func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 			leased = [][2]int64{{max(done+1, l.qm.leaseFirst), l.qm.leaseLast}}
 		}
 		return done, leased
-	case len(l.named) == 0:
+	case l.named == 0:
 		return -1, nil
 	}
 	done = l.namedPos[0]
-	for _, v := range l.named {
-		if v.live != nil && v.leaseLast > max(v.pos, done) {
+	for _, v := range l.leased {
+		if v.leaseLast > max(v.pos, done) {
 			leased = append(leased, [2]int64{max(v.pos, done, v.leaseFirst-1) + 1, v.leaseLast})
 		}
 	}
@@ -429,7 +538,7 @@ func (l *partitionLook) doneAndLeased() (done int64, leased [][2]int64) {
 	return done, merged
 }
 
-// skipBySearch drops the first n entries of the walk without visiting them (R173): it searches
+// skipBySearch drops the first n entries of the walk without visiting them: it searches
 // the store step that separates them from the rest, counting each partition's entries by binary
 // search. It returns how many are left to skip one by one (none, unless a count is off).
 func (m *merge) skipBySearch(n int, status string, maxSeq int64) int {
@@ -474,21 +583,21 @@ func (m *merge) skipBySearch(n int, status string, maxSeq int64) int {
 	return n - int(dropped)
 }
 
-// seqIndex is the first offset of p stored after step s (store steps grow with offsets).
-func seqIndex(p *partition, s int64) int64 {
-	return int64(sort.Search(len(p.msgs), func(i int) bool { return p.msgs[i].seq > s }))
+// seqIndex is the first offset of msgs stored after step s (store steps grow with offsets).
+func seqIndex(msgs []storedMessage, s int64) int64 {
+	return int64(sort.Search(len(msgs), func(i int) bool { return msgs[i].seq > s }))
 }
 
 // countBeyond counts the head's entries the walk takes before step s: those stored after s
 // when newest first, before s when oldest first. A status filter other than dead letters does
 // not list the dead-lettered messages inside its ranges, so they are not counted.
 func (h *mergeHead) countBeyond(s int64, desc bool, status string) int64 {
-	p := h.look.p
+	msgs := h.look.msgs
 	var cut int64 // desc: offsets >= cut are beyond; asc: offsets < cut are
 	if desc {
-		cut = seqIndex(p, s)
+		cut = seqIndex(msgs, s)
 	} else {
-		cut = seqIndex(p, s-1)
+		cut = seqIndex(msgs, s-1)
 	}
 	var total int64
 	for _, r := range h.ranges {
@@ -499,7 +608,7 @@ func (h *mergeHead) countBeyond(s int64, desc bool, status string) int64 {
 		}
 	}
 	if status != "" && status != statusDeadLetter {
-		for off := range p.stats.deadAt {
+		for _, off := range h.look.dead {
 			if (desc && off >= cut) || (!desc && off < cut) {
 				if i, ok := slices.BinarySearchFunc(h.ranges, off, func(r [2]int64, o int64) int {
 					switch {
@@ -521,9 +630,9 @@ func (h *mergeHead) countBeyond(s int64, desc bool, status string) int64 {
 // moveBeyond places the head on its first entry past the ones counted by countBeyond(s); false
 // when none is left.
 func (h *mergeHead) moveBeyond(s int64, desc bool) bool {
-	p := h.look.p
+	msgs := h.look.msgs
 	if desc {
-		cut := seqIndex(p, s) - 1 // the last offset stored at or before s
+		cut := seqIndex(msgs, s) - 1 // the last offset stored at or before s
 		for h.i >= 0 && h.ranges[h.i][0] > cut {
 			h.i--
 		}
@@ -533,7 +642,7 @@ func (h *mergeHead) moveBeyond(s int64, desc bool) bool {
 		h.off = min(h.off, h.ranges[h.i][1], cut)
 		return true
 	}
-	cut := seqIndex(p, s-1) // the first offset stored at or after s
+	cut := seqIndex(msgs, s-1) // the first offset stored at or after s
 	for h.i < len(h.ranges) && h.ranges[h.i][1] < cut {
 		h.i++
 	}

@@ -39,8 +39,8 @@ func waitFor(r PopRequest) PopRequest {
 	return r
 }
 
-// R52: when 20 pops of one group race for one ready partition, exactly one gets it.
-func TestRacingPopsOneWinner_R51_R52(t *testing.T) {
+// When 20 pops of one group race for one ready partition, exactly one gets it.
+func TestRacingPopsOneWinner(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -63,9 +63,9 @@ func TestRacingPopsOneWinner_R51_R52(t *testing.T) {
 	assert.Equal(t, int32(1), winners.Load())
 }
 
-// R16, R51, R56, R142: 8 competing consumers drain 8 partitions: every message is delivered
+// 8 competing consumers drain 8 partitions: every message is delivered
 // once, and each lease is a contiguous run continuing where the partition's last one ended.
-func TestCompetingConsumersDrainInOrder_R16_R51_R56(t *testing.T) {
+func TestCompetingConsumersDrainInOrder(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	const parts, perPart = 8, 300
@@ -120,11 +120,11 @@ func TestCompetingConsumersDrainInOrder_R16_R51_R56(t *testing.T) {
 	for p := range parts {
 		assert.Equal(t, int64(perPart), next[string(rune('a'+p))])
 	}
-	assert.Zero(t, f.e.WaitingPops(), "cancelled waiters left the queue (R142)")
+	assert.Zero(t, f.e.WaitingPops(), "cancelled waiters left the queue")
 }
 
-// R24, R13: a push wakes waiting pops, in arrival order.
-func TestPushWakesWaitersInArrivalOrder_R13_R24(t *testing.T) {
+// A push wakes waiting pops, in arrival order.
+func TestPushWakesWaitersInArrivalOrder(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	first := f.popAsync(context.Background(), waitFor(PopRequest{Queue: "q"}))
@@ -143,9 +143,9 @@ func TestPushWakesWaitersInArrivalOrder_R13_R24(t *testing.T) {
 	assert.Equal(t, []string{"b"}, txIDs(got.res.Messages))
 }
 
-// R24, R45, R102: a `new` pop waiting on a queue not yet created is woken by the push that
+// A `new` pop waiting on a queue not yet created is woken by the push that
 // creates it; the start counts from its arrival.
-func TestWaiterOnUnknownQueue_R24_R45_R102(t *testing.T) {
+func TestWaiterOnUnknownQueue(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	out := f.popAsync(context.Background(), waitFor(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "new"}))
@@ -155,8 +155,8 @@ func TestWaiterOnUnknownQueue_R24_R45_R102(t *testing.T) {
 	assert.Equal(t, []string{"a"}, txIDs(got.res.Messages))
 }
 
-// R24: each way a lease ends wakes a waiting pop of the group.
-func TestLeaseEndsWakeWaiters_R24_R54_R69_R71_R111(t *testing.T) {
+// Each way a lease ends wakes a waiting pop of the group.
+func TestLeaseEndsWakeWaiters(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -191,8 +191,8 @@ func TestLeaseEndsWakeWaiters_R24_R54_R69_R71_R111(t *testing.T) {
 	}
 }
 
-// R24, R99, R128: a transaction push and a replay wake waiting pops.
-func TestTransactionAndReplayWake_R24_R99_R128(t *testing.T) {
+// A transaction push and a replay wake waiting pops.
+func TestTransactionAndReplayWake(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	out := f.popAsync(context.Background(), waitFor(PopRequest{Queue: "q"}))
@@ -213,9 +213,9 @@ func TestTransactionAndReplayWake_R24_R99_R128(t *testing.T) {
 	assert.Equal(t, []string{"dlq:" + list[0].ID}, txIDs(got.res.Messages))
 }
 
-// R24, R26, R36: a long poll answers empty after its real-time timeout; a conflating group's
+// A long poll answers empty after its real-time timeout; a conflating group's
 // empty answer is marked.
-func TestLongPollTimesOut_R24_R36(t *testing.T) {
+func TestLongPollTimesOut(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a")
@@ -228,8 +228,8 @@ func TestLongPollTimesOut_R24_R36(t *testing.T) {
 	assert.Zero(t, f.e.WaitingPops())
 }
 
-// R142: a waiting pop whose client goes away leases nothing and decides no start.
-func TestAbandonedWaiterLeavesNoTrace_R142(t *testing.T) {
+// A waiting pop whose client goes away leases nothing and decides no start.
+func TestAbandonedWaiterLeavesNoTrace(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	f.push("q", "", "old")
@@ -247,7 +247,7 @@ func TestAbandonedWaiterLeavesNoTrace_R142(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.Len(t, f.pop(PopRequest{Queue: "q", Group: "h", SubscriptionMode: "all"}).Messages, 1)
 
-	// The same on a queue not created yet: the abandoned pop's pending start is forgotten (R102).
+	// The same on a queue not created yet: the abandoned pop's pending start is forgotten.
 	ctx, cancel = context.WithCancel(context.Background())
 	out = f.popAsync(ctx, waitFor(PopRequest{Queue: "later", Group: "g", SubscriptionMode: "all"}))
 	<-parked
@@ -258,8 +258,8 @@ func TestAbandonedWaiterLeavesNoTrace_R142(t *testing.T) {
 	assert.Empty(t, res.Messages, "the abandoned pop decided nothing: this pop decides new")
 }
 
-// R142: an answer handed to a waiter that was abandoned meanwhile is taken back whole.
-func TestUndoHandedOutAnswer_R142(t *testing.T) {
+// An answer handed to a waiter that was abandoned meanwhile is taken back whole.
+func TestUndoHandedOutAnswer(t *testing.T) {
 	t.Parallel()
 	for _, autoAck := range []bool{false, true} {
 		f := newFixture(t)
@@ -283,9 +283,9 @@ func TestUndoHandedOutAnswer_R142(t *testing.T) {
 	}
 }
 
-// R142: a waiter whose client left while a push answered it ends with nothing leased, and the
+// A waiter whose client left while a push answered it ends with nothing leased, and the
 // delivery it was handed does not count.
-func TestCancelledWhileAnswered_R142(t *testing.T) {
+func TestCancelledWhileAnswered(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	for i := range 50 {
@@ -320,8 +320,8 @@ func TestCloseAnswersWaiters(t *testing.T) {
 	assert.Empty(t, f.pop(waitFor(PopRequest{Queue: "q"})).Messages)
 }
 
-// R141: pops waiting on a deleted queue keep waiting, and a push recreating it wakes them.
-func TestWaitersSurviveQueueDelete_R141(t *testing.T) {
+// Pops waiting on a deleted queue keep waiting, and a push recreating it wakes them.
+func TestWaitersSurviveQueueDelete(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	f.push("q", "", "a")

@@ -4,14 +4,14 @@ import (
 	"strconv"
 )
 
-// Configure creates or reconfigures a queue (R5). Options are replaced, not merged.
+// Configure creates or reconfigures a queue. Options are replaced, not merged.
 func (e *Engine) Configure(r ConfigureRequest) ConfigureResult {
 	e.mu.Lock()
 	defer e.unlock()
 	q := e.queueFor(r.Queue)
 	p := e.partitionFor(q, defaultPartition)
 	q.namespace, q.task = r.Namespace, r.Task
-	q.leaseTime, q.retryLimit, q.deadLetterQueue = e.defaultLease(), defaultRetryLimit, true
+	q.leaseTime, q.retryLimit, q.deadLetterQueue = e.gen.defaultLease(), defaultRetryLimit, e.gen.deadLetterDefault()
 	if r.LeaseTime != nil {
 		q.leaseTime = *r.LeaseTime
 	}

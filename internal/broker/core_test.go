@@ -5,20 +5,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// R1, R2, R6–R10, R14, R15, R17: push creates queues and partitions, numbers offsets, dedups.
-func TestPushCreatesAndNumbers_R1_R2_R6_R7_R8_R9_R10_R14_R15_R17(t *testing.T) {
+// Push creates queues and partitions, numbers offsets, dedups.
+func TestPushCreatesAndNumbers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	res := f.e.Push([]PushItem{
 		{Queue: "q", TransactionID: "a"},
 		{Queue: "q", TransactionID: "b"},
-		{Queue: "q", TransactionID: "a"},                  // duplicate within one push (R8)
-		{Queue: "q", Partition: "p2", TransactionID: "a"}, // another partition (R7)
-		{Queue: "q"}, // generated transactionId (R9)
+		{Queue: "q", TransactionID: "a"},                  // duplicate within one push
+		{Queue: "q", Partition: "p2", TransactionID: "a"}, // another partition
+		{Queue: "q"}, // generated transactionId
 	})
 	require.Len(t, res, 5)
 	for i, r := range res {
@@ -34,7 +35,7 @@ func TestPushCreatesAndNumbers_R1_R2_R6_R7_R8_R9_R10_R14_R15_R17(t *testing.T) {
 	assert.Equal(t, int64(0), res[2].Offset)
 	assert.NotEqual(t, res[0].PartitionID, res[3].PartitionID)
 	assert.Equal(t, int64(0), res[3].Offset)
-	assert.Equal(t, int64(2), res[4].Offset, "a duplicate consumes no offset (R17)")
+	assert.Equal(t, int64(2), res[4].Offset, "a duplicate consumes no offset")
 	assert.NotEmpty(t, res[4].TransactionID)
 
 	again := f.push("q", "", "b")
@@ -43,8 +44,8 @@ func TestPushCreatesAndNumbers_R1_R2_R6_R7_R8_R9_R10_R14_R15_R17(t *testing.T) {
 	assert.Empty(t, f.e.Push(nil))
 }
 
-// R12, R44: an absent payload is stored as {}; data comes back unchanged.
-func TestPayloadStoredUnchanged_R12_R44(t *testing.T) {
+// An absent payload is stored as {}; data comes back unchanged.
+func TestPayloadStoredUnchanged(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.e.Push([]PushItem{{Queue: "q", TransactionID: "none"}, {Queue: "q", TransactionID: "arr", Payload: []byte(`[1, 2]`)}})
@@ -54,8 +55,8 @@ func TestPayloadStoredUnchanged_R12_R44(t *testing.T) {
 	assert.Equal(t, `[1, 2]`, string(res.Messages[1].Data))
 }
 
-// R16, R20, R23, R29, R40, R42, R43, R50: a queue-mode pop leases a contiguous run in order.
-func TestPopLeasesInOffsetOrder_R16_R20_R23_R29_R40_R42_R43_R50(t *testing.T) {
+// A queue-mode pop leases a contiguous run in order.
+func TestPopLeasesInOffsetOrder(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	pushed := f.push("q", "", "a", "b", "c")
@@ -76,14 +77,14 @@ func TestPopLeasesInOffsetOrder_R16_R20_R23_R29_R40_R42_R43_R50(t *testing.T) {
 	assert.Equal(t, QueueMode, m.ConsumerGroup)
 	assert.Equal(t, epoch, m.CreatedAt)
 
-	// R49: the partition is leased, so the group gets nothing more.
+	// The partition is leased, so the group gets nothing more.
 	assert.Empty(t, f.pop(PopRequest{Queue: "q"}).Messages)
-	// R23: naming __QUEUE_MODE__ is the same group.
+	// Naming __QUEUE_MODE__ is the same group.
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: QueueMode}).Messages)
 }
 
-// R41, R45: unknown queues and partitions answer empty and create nothing.
-func TestPopUnknownQueueCreatesNothing_R41_R45(t *testing.T) {
+// Unknown queues and partitions answer empty and create nothing.
+func TestPopUnknownQueueCreatesNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	assert.Empty(t, f.pop(PopRequest{Queue: "nope"}).Messages)
@@ -96,8 +97,8 @@ func TestPopUnknownQueueCreatesNothing_R41_R45(t *testing.T) {
 	assert.Len(t, f.e.queues["q"].parts, 1)
 }
 
-// R53, R67: a completed ack on the last message ends the lease at once.
-func TestCompletedOnLastEndsLease_R53_R67(t *testing.T) {
+// A completed ack on the last message ends the lease at once.
+func TestCompletedOnLastEndsLease(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -111,8 +112,8 @@ func TestCompletedOnLastEndsLease_R53_R67(t *testing.T) {
 	assert.Equal(t, []string{"c"}, txIDs(next.Messages))
 }
 
-// R54, R57: an expired lease frees the partition and redelivers with deliveryAttempt+1.
-func TestLeaseExpiryRedelivers_R54_R55_R57(t *testing.T) {
+// An expired lease frees the partition and redelivers with deliveryAttempt+1.
+func TestLeaseExpiryRedelivers(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -125,25 +126,25 @@ func TestLeaseExpiryRedelivers_R54_R55_R57(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, txIDs(again.Messages))
 	assert.Equal(t, []int{2, 2}, attempts(again.Messages))
 	assert.NotEqual(t, res.LeaseID, again.LeaseID)
-	// R117: the old lease is refused now.
+	// The old lease is refused now.
 	out := f.ack(ackOf(res.Messages[0], "completed"))
 	assert.Equal(t, "Invalid or expired lease", out[0].Error)
-	// R63: and cannot be extended.
+	// And cannot be extended.
 	ext := f.e.Extend(res.LeaseID, 30)
 	assert.False(t, ext.Success)
 	assert.Equal(t, "Lease already expired", ext.Error)
 }
 
-// R28: without batch or autopilot a pop takes one message.
-func TestBatchDefaultsToOne_R28(t *testing.T) {
+// Without batch or autopilot a pop takes one message.
+func TestBatchDefaultsToOne(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
 	assert.Equal(t, []string{"a"}, txIDs(f.pop(PopRequest{Queue: "q"}).Messages))
 }
 
-// R139: createdAt never decreases with offset, even if the clock steps back.
-func TestCreatedAtNeverDecreases_R139(t *testing.T) {
+// CreatedAt never decreases with offset, even if the clock steps back.
+func TestCreatedAtNeverDecreases(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a")
@@ -158,9 +159,9 @@ func TestCreatedAtNeverDecreases_R139(t *testing.T) {
 	assert.Equal(t, epoch, res.Messages[2].CreatedAt, "b keeps a's createdAt")
 }
 
-// R55, R90, R122: expiries never spend the budget, so a message that kills its worker every time
+// Expiries never spend the budget, so a message that kills its worker every time
 // is redelivered forever and never reaches the DLQ.
-func TestExpiryNeverSpendsBudget_R55_R90_R122(t *testing.T) {
+func TestExpiryNeverSpendsBudget(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	pushed := f.push("q", "", "a")
@@ -174,8 +175,8 @@ func TestExpiryNeverSpendsBudget_R55_R90_R122(t *testing.T) {
 	assert.Zero(t, total)
 }
 
-// R54, R24: on the real clock, a lease's own timer ends it and wakes a waiting pop.
-func TestRealClockLeaseTimerWakesWaiter_R24_R54(t *testing.T) {
+// On the real clock, a lease's own timer ends it and wakes a waiting pop.
+func TestRealClockLeaseTimerWakesWaiter(t *testing.T) {
 	t.Parallel()
 	e := New(RealClock{})
 	defer e.Close()
@@ -193,4 +194,41 @@ func TestRealClockLeaseTimerWakesWaiter_R24_R54(t *testing.T) {
 	<-parked
 	res := <-out
 	assert.Equal(t, []int{2}, attempts(res.Messages))
+}
+
+// A push keeps its own copy of each payload, so the caller may reuse its buffer, and gives
+// each message and each item without a transactionId an id of its own, message ids in the
+// order the messages were stored.
+func TestPushOwnsItsPayloadsAndIDs(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	buf := []byte(`{"n":1}{"n":2}`)
+	res := f.e.Push([]PushItem{
+		{Queue: "q", Payload: buf[:7]},
+		{Queue: "q", Payload: buf[7:], TransactionID: "mine"},
+		{Queue: "q"},
+		{Queue: "q", TransactionID: "mine"}, // a duplicate within the push
+	})
+	copy(buf, `{"n":9}{"n":9}`)
+	got := f.pop(PopRequest{Queue: "q", Batch: 10})
+	require.Len(t, got.Messages, 3)
+	assert.Equal(t, []string{`{"n":1}`, `{"n":2}`, `{}`},
+		[]string{string(got.Messages[0].Data), string(got.Messages[1].Data), string(got.Messages[2].Data)})
+	ids := map[string]bool{}
+	for _, r := range res[:3] {
+		assert.True(t, uuidText(r.MessageID), r.MessageID)
+		assert.False(t, ids[r.MessageID], "message ids are unique")
+		ids[r.MessageID] = true
+	}
+	assert.Less(t, res[0].MessageID, res[1].MessageID, "message ids sort as stored")
+	assert.Less(t, res[1].MessageID, res[2].MessageID, "message ids sort as stored")
+	assert.True(t, uuidText(res[0].TransactionID) && uuidText(res[2].TransactionID) && res[0].TransactionID != res[2].TransactionID)
+	assert.Equal(t, "mine", res[1].TransactionID)
+	assert.Equal(t, "duplicate", res[3].Status)
+	assert.Equal(t, res[1].MessageID, res[3].MessageID)
+}
+
+func uuidText(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// deadLetter records that a group gave up on a message (R94); one per (message, group).
+// deadLetter records that a group gave up on a message; one per (message, group).
 type deadLetter struct {
 	id         string
 	p          *partition
@@ -23,11 +23,11 @@ type deadKey struct {
 	group string
 }
 
-const defaultDeadLetterError = "Retries exhausted" // R95
+const defaultDeadLetterError = "Retries exhausted" // the reason of a dead letter filed without one
 
-// fileDeadLetter records the message for the group unless the queue drops them (R93, R94).
+// fileDeadLetter records the message for the group unless the queue drops them.
 func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool {
-	if !gc.p.q.deadLetterQueue && !e.is015() { // 0.15 ignores deadLetterQueue:false (O21)
+	if !gc.p.q.deadLetterQueue && e.gen.dropsDeadLetters() {
 		return false
 	}
 	if errText == "" {
@@ -41,7 +41,7 @@ func (e *Engine) fileDeadLetter(gc *cursorState, off int64, errText string) bool
 		e.deadBy[key] = d
 		gc.p.noteDeadLetter(d)
 	} else {
-		e.unindexDead(d) // filed again: it moves to its new time (R94)
+		e.unindexDead(d) // filed again: it moves to its new time
 	}
 	d.errMsg, d.retryCount, d.failedAt = errText, gc.retries, e.now()
 	e.indexDead(d)
@@ -65,7 +65,7 @@ func (d *deadLetter) view() DeadLetter {
 	}
 }
 
-// Replay pushes a dead letter back as dlq:<id> (R99, R100).
+// Replay pushes a dead letter back as dlq:<id>.
 func (e *Engine) Replay(id string) (ReplayResult, error) {
 	e.mu.Lock()
 	defer e.unlock()
@@ -77,13 +77,13 @@ func (e *Engine) Replay(id string) (ReplayResult, error) {
 	off, ok := d.p.byTx[txID]
 	if !ok {
 		m := &d.p.msgs[d.off]
-		off = e.store(d.p, txID, m.traceID, m.data)
+		off = e.appendMessage(d.p, newMessageID(), txID, m.traceID, m.data)
 	}
 	e.dropDeadLetter(d)
 	return ReplayResult{ID: id, TransactionID: txID, PartitionID: d.p.id, Offset: off}, nil
 }
 
-// DeleteDeadLetter removes a dead letter (R101).
+// DeleteDeadLetter removes a dead letter.
 func (e *Engine) DeleteDeadLetter(id string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

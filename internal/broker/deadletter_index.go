@@ -5,8 +5,8 @@ import (
 	"sort"
 )
 
-// The dead-letter list is served from indexes rather than a scan and sort of every dead letter
-// (R98, R150). Each deadIndex holds its dead letters oldest first (failedAt ascending, then id
+// The dead-letter list is served from indexes rather than a scan and sort of every dead letter.
+// Each deadIndex holds its dead letters oldest first (failedAt ascending, then id
 // descending), the listing order reversed, so that a new filing appends and a listing reads
 // backwards from the end. Every dead letter is in five of them: the engine's, its group's, its
 // queue's, its (queue, group)'s and its partition's; an index left empty is dropped.
@@ -119,7 +119,7 @@ func (e *Engine) deadSource(f DLQQuery) (x deadIndex, checkGroup, checkPartition
 	return q.dead, false, false
 }
 
-// DeadLetters lists dead letters (R98) and the count of matches before Limit/Offset.
+// DeadLetters lists dead letters and the count of matches before Limit/Offset.
 func (e *Engine) DeadLetters(f DLQQuery) (list []DeadLetter, total int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// wantDeadLetters is R98's list computed the plain way: filter every dead letter, then sort.
+// wantDeadLetters is the dead-letter list computed the plain way: filter every dead letter, then sort.
 func wantDeadLetters(e *Engine, f DLQQuery) ([]string, int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -44,7 +44,7 @@ func wantDeadLetters(e *Engine, f DLQQuery) ([]string, int) {
 
 // The dead-letter indexes answer every combination of filters as a scan and sort would, while
 // letters are filed, filed again, replayed, deleted and their queue deleted.
-func TestDeadLetterIndexMatchesScan_R98(t *testing.T) {
+func TestDeadLetterIndexMatchesScan(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	rng := rand.New(rand.NewPCG(3, 4))

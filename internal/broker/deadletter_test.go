@@ -31,8 +31,8 @@ func failUntilFiled(t *testing.T, f *fixture, queue, group, errMsg string) []int
 	return nil
 }
 
-// R90, R91, R94, R95: retryLimit N delivers N+1 times, then files with retryCount N.
-func TestRetryBudgetThenDeadLetter_R90_R91_R94_R95(t *testing.T) {
+// RetryLimit N delivers N+1 times, then files with retryCount N.
+func TestRetryBudgetThenDeadLetter(t *testing.T) {
 	t.Parallel()
 	for _, limit := range []int{0, 1, 3} {
 		t.Run(fmt.Sprintf("retryLimit=%d", limit), func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestRetryBudgetThenDeadLetter_R90_R91_R94_R95(t *testing.T) {
 			assert.Equal(t, "q", d.Queue)
 			assert.Equal(t, "Default", d.Partition)
 			assert.JSONEq(t, `{"tx":"a"}`, string(d.Data))
-			// R70, R92: the cursor moved to the filed message and the next starts with a full budget.
+			// The cursor moved to the filed message and the next starts with a full budget.
 			next := f.pop(PopRequest{Queue: "q"})
 			assert.Equal(t, []string{"b"}, txIDs(next.Messages))
 			assert.Equal(t, 0, f.e.partitions[pushed[0].PartitionID].groups[QueueMode].retries)
@@ -66,8 +66,8 @@ func TestRetryBudgetThenDeadLetter_R90_R91_R94_R95(t *testing.T) {
 	}
 }
 
-// R72, R93, R94: dlq files at once with the counter value; deadLetterQueue false drops.
-func TestDLQStatusAndDropping_R72_R93(t *testing.T) {
+// Dlq files at once with the counter value; deadLetterQueue false drops.
+func TestDLQStatusAndDropping(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	off := false
@@ -93,8 +93,8 @@ func TestDLQStatusAndDropping_R72_R93(t *testing.T) {
 	assert.Equal(t, 0, list[0].RetryCount)
 }
 
-// R92: the counter remembers the message that spent it and resets when the cursor passes it.
-func TestRetryCounterResetsPastSpender_R92(t *testing.T) {
+// The counter remembers the message that spent it and resets when the cursor passes it.
+func TestRetryCounterResetsPastSpender(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	pushed := f.push("q", "", "a", "b")
@@ -109,8 +109,8 @@ func TestRetryCounterResetsPastSpender_R92(t *testing.T) {
 	assert.Equal(t, 0, gc.retries)
 }
 
-// R94, R97: one dead letter per (message, group), updated when filed again; other groups unaffected.
-func TestDeadLetterPerMessageAndGroup_R94_R97(t *testing.T) {
+// One dead letter per (message, group), updated when filed again; other groups unaffected.
+func TestDeadLetterPerMessageAndGroup(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	zero := 0
@@ -136,8 +136,8 @@ func TestDeadLetterPerMessageAndGroup_R94_R97(t *testing.T) {
 	assert.Equal(t, []int{1}, attempts(other.Messages))
 }
 
-// R98: filters, order by failedAt descending then id, total before paging.
-func TestDeadLetterList_R98(t *testing.T) {
+// Filters, order by failedAt descending then id, total before paging.
+func TestDeadLetterList(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a", "b")
@@ -183,8 +183,8 @@ func TestDeadLetterList_R98(t *testing.T) {
 	}
 }
 
-// R99, R100, R101: replay pushes dlq:<id> to the end of the partition for every group, once.
-func TestReplayAndDelete_R99_R100_R101(t *testing.T) {
+// Replay pushes dlq:<id> to the end of the partition for every group, once.
+func TestReplayAndDelete(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	trace := "0d9b2c3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e"
@@ -228,8 +228,8 @@ func TestReplayAndDelete_R99_R100_R101(t *testing.T) {
 	assert.ErrorIs(t, err, ErrDeadLetterNotFound)
 }
 
-// R99: a replay whose copy already exists stores nothing new but still removes the dead letter.
-func TestReplayOfExistingCopy_R99(t *testing.T) {
+// A replay whose copy already exists stores nothing new but still removes the dead letter.
+func TestReplayOfExistingCopy(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a")
@@ -246,8 +246,8 @@ func TestReplayOfExistingCopy_R99(t *testing.T) {
 	assert.Len(t, f.e.partitions[res.PartitionID].msgs, 2)
 }
 
-// R98: a huge limit with an offset pages without overflowing.
-func TestDeadLettersHugeLimitWithOffset_R98(t *testing.T) {
+// A huge limit with an offset pages without overflowing.
+func TestDeadLettersHugeLimitWithOffset(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	zero := 0

@@ -2,7 +2,7 @@ package broker
 
 import "slices"
 
-// DeleteGroup forgets a group on one queue, or on every queue when queue is "" (R143).
+// DeleteGroup forgets a group on one queue, or on every queue when queue is "".
 func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (deletedPartitions int, err error) {
 	e.mu.Lock()
 	defer e.unlock()
@@ -15,7 +15,7 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 	} else if q := e.queues[queueName]; q != nil {
 		qs = []*queue{q}
 	}
-	if deleteMetadata { // a start decided on a queue not created yet (R102) goes too
+	if deleteMetadata { // a start decided on a queue not created yet goes too
 		if queueName == "" {
 			for name := range e.pending {
 				e.dropPending(name, group)
@@ -38,6 +38,7 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 		if m != nil {
 			m.complete = false // the kept start places them afresh, as the next pop would
 		}
+		e.groupChanged(q, group)
 		e.wakeGroup(q.name, group)
 	}
 	if !found {
@@ -46,7 +47,7 @@ func (e *Engine) DeleteGroup(group, queueName string, deleteMetadata bool) (dele
 	return deletedPartitions, nil
 }
 
-// DeleteQueue removes a queue and all its state (R141). Pops waiting on it keep waiting.
+// DeleteQueue removes a queue and all its state. Pops waiting on it keep waiting.
 func (e *Engine) DeleteQueue(queue string) error {
 	e.mu.Lock()
 	defer e.unlock()

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R143: deleting a group forgets its cursors, leases, counters and (by default) its start;
+// Deleting a group forgets its cursors, leases, counters and (by default) its start;
 // its dead letters stay.
-func TestDeleteGroup_R143(t *testing.T) {
+func TestDeleteGroup(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a")
@@ -44,8 +44,8 @@ func TestDeleteGroup_R143(t *testing.T) {
 	assert.ErrorIs(t, err, ErrGroupNotFound)
 }
 
-// R143: deleteMetadata false keeps the start and conflation choice; queue mode is a group too.
-func TestDeleteGroupKeepsMetadata_R143(t *testing.T) {
+// DeleteMetadata false keeps the start and conflation choice; queue mode is a group too.
+func TestDeleteGroupKeepsMetadata(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a")
@@ -64,8 +64,8 @@ func TestDeleteGroupKeepsMetadata_R143(t *testing.T) {
 	assert.Equal(t, 1, n)
 }
 
-// R141: deleting a queue removes every trace of it; a later push starts over.
-func TestDeleteQueue_R141(t *testing.T) {
+// Deleting a queue removes every trace of it; a later push starts over.
+func TestDeleteQueue(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	pushed := f.push("q", "", "a", "b")
@@ -91,8 +91,8 @@ func TestDeleteQueue_R141(t *testing.T) {
 	assert.Len(t, f.pop(PopRequest{Queue: "other"}).Messages, 1)
 }
 
-// R5: configure creates the queue and Default, replaces options, echoes the others.
-func TestConfigure_R4_R5(t *testing.T) {
+// Configure creates the queue and Default, replaces options, echoes the others.
+func TestConfigure(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	five, one := 5, 1

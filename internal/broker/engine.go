@@ -3,8 +3,6 @@ package broker
 import (
 	"sync"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Clock is where the engine reads time and schedules lease expiries.
@@ -18,11 +16,12 @@ type Clock interface {
 type Timer interface{ Stop() bool }
 
 // Engine is the broker's state. Every method is safe for concurrent use and applies as one
-// atomic step (R124).
+// atomic step.
 type Engine struct {
 	mu    sync.Mutex
 	clock Clock
 	mode  Mode
+	gen   generation // what the mode's generation does its own way (mode.go)
 
 	queues       map[string]*queue
 	partitions   map[string]*partition // by partition id
@@ -34,14 +33,14 @@ type Engine struct {
 
 	leases      map[string]*lease // live leases by id
 	expiries    leaseHeap         // live leases, soonest expiry first
-	expired     map[string]*lease // ended by expiry and still remembered (R63, R151; lease.go)
+	expired     map[string]*lease // ended by expiry and still remembered, until their messages are settled (lease.go)
 	dead        map[string]*deadLetter
 	deadBy      map[deadKey]*deadLetter
 	deadAll     deadIndex             // every dead letter (deadletter_index.go)
 	deadByGroup map[string]*deadIndex // by the group that filed them
 
 	// pending holds the starts decided by pops on queues not created yet, by queue then
-	// group; the queue adopts them when a push or configure creates it (R102). It is bounded
+	// group; the queue adopts them when a push or configure creates it. It is bounded
 	// (subscription.go).
 	pending      map[string]map[string]*groupMeta
 	pendingOrder []pendingEntry
@@ -50,19 +49,21 @@ type Engine struct {
 	pendingCount int
 
 	waiting     map[string]map[string]*waitList // by queue, then group (waiters.go)
-	waitCount   map[groupKey]int                // waiting pops per (queue, group), for autopilot (R34)
+	waitCount   map[groupKey]int                // waiting pops per (queue, group), for autopilot
 	partWaiting map[partKey]map[string]int      // groups with pops waiting on a partition, and how many
 	waitSeq     int64
 	nWaiting    int
 	wake        map[groupKey]*wakeNote // what the step just applied may let waiting pops take
 	closed      bool
 
-	rates throughput // messages stored and finished per second, for the overview (R170)
+	rates throughput // messages stored and finished per second, for the overview
 
 	parked      func() // called once a pop has started waiting; lets tests know without sleeping
 	evaluations int    // pops looked at, waiting or not; tests count them
 
 	changes changeFeed // wakes readers waiting for a change of state
+
+	stepBounds stepBounds // how long a read that walks in steps holds the lock (introspect_steps.go)
 }
 
 type groupKey struct{ queue, group string }
@@ -83,14 +84,19 @@ func New(clock Clock, opts ...Option) *Engine {
 		waitCount:   make(map[groupKey]int),
 		partWaiting: make(map[partKey]map[string]int),
 		wake:        make(map[groupKey]*wakeNote),
+		stepBounds:  stepBounds{time: readStep, work: stepCheck},
 	}
 	for _, o := range opts {
 		o(e)
 	}
+	e.gen = generationOf(e, e.mode)
 	return e
 }
 
-// now is the engine's time at the microsecond precision the wire carries (§2.1).
+// Now is the time of the engine's clock.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
+// now is the engine's time at the microsecond precision the wire carries.
 func (e *Engine) now() time.Time { return e.clock.Now().UTC().Truncate(time.Microsecond) }
 
 // unlock serves the waiting pops that the step just applied may satisfy, then releases the
@@ -141,12 +147,4 @@ func (e *Engine) WaitingPops() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.nWaiting
-}
-
-func newMessageID() string {
-	id, err := uuid.NewV7()
-	if err != nil {
-		return uuid.NewString()
-	}
-	return id.String()
 }

@@ -2,7 +2,7 @@ package broker
 
 import "time"
 
-// cursorState is one group's position in one partition (R18): its cursor, the part of a lease
+// cursorState is one group's position in one partition: its cursor, the part of a lease
 // it holds there, its retry budget and how often each message was handed to it.
 //
 // Once a group pops a queue queue-wide it has a cursorState in every partition of the queue,
@@ -14,31 +14,32 @@ type cursorState struct {
 	cursor int64 // -1 before offset 0
 
 	lease       *lease // live lease of (partition, group), nil when free
-	first, last int64  // the leased batch (R50)
+	first, last int64  // the leased batch
 
-	retries  int   // retry budget spent (R90)
-	retryOff int64 // the message that last spent it (R92)
+	retries  int   // retry budget spent
+	retryOff int64 // the message that last spent it
 
-	attempts []int32 // deliveries per offset, kept across seeks (R57, R58)
+	attempts []int32 // deliveries per offset, kept across seeks
 
-	consumption consumption // introspection's counters (R156)
+	consumption consumption // introspection's counters
 
-	// 0.15 only: acks counted against ackedLease, which ends once they cover its batch (O17).
+	// 0.15 only: acks counted against ackedLease, which ends once they cover its batch.
 	ackedLease *lease
 	acked      int
 
 	// visited is set once a pop of the group or a seek has looked at this partition with a
 	// message in it (or a seek at all); a queue-wide pop marks every such partition at once
 	// through groupCursors.sweep instead. Only visited cursors count as the group's cursors
-	// (R143's deletedPartitions).
+	// (a group deletion's deletedPartitions).
 	visited bool
 
 	readyIdx int       // position in ix.ready, -1 when not ready
 	readyAt  time.Time // createdAt of the first available message while ready
+	slowIdx  int       // position in p.slow, -1 when not there (introspect_tally.go)
 
 	// expired is the last lease that ended by expiry while holding this partition, kept for
 	// Extend's "already expired" answer until its batch is settled, a later lease here ends, a
-	// seek moves the cursor or the cursor is deleted (R63, R151); expiredLast is its batch end.
+	// seek moves the cursor or the cursor is deleted; expiredLast is its batch end.
 	expired     *lease
 	expiredLast int64
 }
@@ -48,8 +49,8 @@ func (gc *cursorState) counted() bool {
 	return gc.visited || (len(gc.p.msgs) > 0 && gc.p.msgs[0].seq <= gc.ix.sweep)
 }
 
-// moveTo advances the cursor (never backwards, R68) and resets the retry budget once the cursor
-// reaches the message that spent it (R92).
+// moveTo advances the cursor (never backwards) and resets the retry budget once the cursor
+// reaches the message that spent it.
 func (gc *cursorState) moveTo(off int64) {
 	if off > gc.cursor {
 		gc.cursor = off
@@ -60,7 +61,7 @@ func (gc *cursorState) moveTo(off int64) {
 }
 
 // advance is moveTo plus what follows from the cursor moving: an expired lease's batch now
-// settled is forgotten (R151) and the ready index follows.
+// settled is forgotten and the ready index follows.
 func (e *Engine) advance(gc *cursorState, off int64) {
 	gc.moveTo(off)
 	e.cursorMoved(gc)
@@ -74,7 +75,7 @@ func (e *Engine) cursorMoved(gc *cursorState) {
 	e.refresh(gc)
 }
 
-// handOut counts one more delivery of off to the group and returns the count (R57).
+// handOut counts one more delivery of off to the group and returns the count.
 func (gc *cursorState) handOut(off int64) int {
 	if n := int64(len(gc.attempts)); off >= n {
 		if off < int64(cap(gc.attempts)) {

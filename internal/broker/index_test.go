@@ -111,7 +111,7 @@ func checkIndex(t *testing.T, e *Engine) {
 }
 
 // wantReady recomputes, by scanning every partition, the partitions a pop of the group on the
-// queue would take, in order (R19), as the engine chose them before it kept an index.
+// queue would take, in order, as the engine chose them before it kept an index.
 func wantReady(e *Engine, queue, group string) []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()

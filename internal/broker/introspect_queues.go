@@ -5,126 +5,107 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"time"
-
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// QueueFilter selects and pages the queue list (R158). Empty labels do not filter.
+// QueueFilter selects and pages the queue list. Empty labels do not filter.
 type QueueFilter struct {
 	Namespace, Task string
 	Limit, Offset   int
 }
 
-// Queues answers the queue list (R158): newest first, each with its R157 counts.
-func (e *Engine) Queues(f QueueFilter) wire.QueueList {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
+// Queues answers the queue list: newest first, each with its counts, those of its slowest
+// group in each partition. It reads the counts each queue keeps: O(queues).
+func (e *Engine) Queues(f QueueFilter) QueueList {
+	s := e.steps()
+	defer s.done()
+	now, due := s.now, s.due
 	var matches []*queue
-	for _, q := range e.queues {
+	for i := len(e.order) - 1; i >= 0; i-- { // newest first
+		q := e.order[i]
 		if (f.Namespace == "" || q.namespace == f.Namespace) && (f.Task == "" || q.task == f.Task) {
 			matches = append(matches, q)
 		}
 	}
-	slices.SortFunc(matches, func(a, b *queue) int { return cmp.Compare(b.order, a.order) })
-	total := int64(len(matches))
 	start := min(max(f.Offset, 0), len(matches))
 	end := start + min(max(f.Limit, 0), len(matches)-start)
-	list := wire.QueueList{
-		Queues:     make([]wire.QueueSummary, 0, end-start),
-		Pagination: wire.Pagination{Limit: int64(f.Limit), Offset: int64(f.Offset)},
-		Total:      &total,
-	}
+	list := QueueList{Queues: make([]QueueSummary, 0, end-start), Total: int64(len(matches))}
 	for _, q := range matches[start:end] {
-		c := queueCounts(q, now)
-		list.Queues = append(list.Queues, wire.QueueSummary{
-			ID: q.id, Name: q.name, Namespace: q.namespace, Task: q.task, CreatedAt: wire.At(q.created),
-			Partitions: int64(len(q.parts)),
-			Messages: wire.SummaryCounts{
-				Total: c.total, Pending: c.pending, Processing: c.processing,
-				Completed: ptr(c.completed), DeadLetter: ptr(c.deadLetter),
-			},
+		list.Queues = append(list.Queues, QueueSummary{
+			ID: q.id, Name: q.name, Namespace: q.namespace, Task: q.task, CreatedAt: q.created,
+			Partitions: int64(len(q.parts)), Messages: queueTally(q, now, due).counts(),
 		})
 	}
 	return list
 }
 
-func queueCounts(q *queue, now time.Time) partitionCounts {
-	groups := attachedGroups(q)
-	var sum partitionCounts
-	for _, p := range q.parts {
-		sum.add(countsOf(p, groups, now))
-	}
-	return sum
-}
-
-// QueueDetail answers one queue's detail (R159), or ErrQueueNotFound.
-func (e *Engine) QueueDetail(name string) (wire.QueueDetail, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+// QueueDetail answers one queue's detail, or ErrQueueNotFound. It walks the partitions in
+// steps; the totals are the sums of the partitions listed.
+func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
+	s := e.steps()
+	defer s.done()
 	q := e.queues[name]
 	if q == nil {
-		return wire.QueueDetail{}, ErrQueueNotFound
+		return QueueDetail{}, ErrQueueNotFound
 	}
-	now := e.now()
-	groups := attachedGroups(q)
-	d := wire.QueueDetail{
-		Queue: wire.QueueDetailQueue{
-			ID: q.id, Name: q.name, Namespace: q.namespace, Task: q.task, CreatedAt: wire.At(q.created),
-			Priority: q.priority(),
-			Config: wire.QueueConfig{
-				LeaseTime: int64(q.leaseTime), RetryLimit: int64(q.retryLimit), DeadLetterQueue: q.deadLetterQueue,
-				RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"), MaxQueueSize: q.intOption("maxSize"),
-			},
-			Options: q.storedOptions(),
+	d := QueueDetail{
+		Queue: QueueInfo{
+			ID: q.id, Name: q.name, Namespace: q.namespace, Task: q.task, CreatedAt: q.created,
+			Priority: q.priority(), LeaseTime: int64(q.leaseTime), RetryLimit: int64(q.retryLimit),
+			DeadLetterQueue: q.deadLetterQueue, RetryDelay: q.intOption("retryDelay"), TTL: q.intOption("ttl"),
+			MaxSize: q.intOption("maxSize"), Options: q.storedOptions(),
 		},
-		Partitions: make([]wire.PartitionDetail, 0, len(q.parts)),
 	}
-	var sum partitionCounts
-	for _, p := range partitionsByName(q) {
-		c := countsOf(p, groups, now)
-		sum.add(c)
-		pd := wire.PartitionDetail{
-			ID: p.id, Name: p.name, CreatedAt: wire.At(p.stats.created), LastOffset: ptr(p.lastOffset()),
-			Messages: c.wire(), Stats: c.wire(),
-			Cursor: wire.PartitionCursor{BatchesConsumed: p.stats.batchesConsumed},
+	parts := q.parts
+	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
+		parts = slices.Clone(parts)
+		sortByName(parts)
+		d.Partitions = make([]PartitionDetail, 0, len(parts))
+	})
+	gone := func() bool { return e.queues[name] != q }
+	if gone() {
+		return QueueDetail{}, ErrQueueNotFound
+	}
+	var sum tally
+	for _, p := range parts {
+		w, t := countsAt(p, s.now, s.due)
+		sum.add(t)
+		pd := PartitionDetail{
+			ID: p.id, Name: p.name, CreatedAt: p.stats.created, LastOffset: p.lastOffset(),
+			Messages: t.counts(), BatchesConsumed: p.stats.batchesConsumed,
 		}
-		var lastActivity time.Time
 		for _, gc := range p.groups {
-			pd.Cursor.TotalConsumed += gc.consumption.totalConsumed
-			if gc.consumption.lastConsumedAt.After(lastActivity) {
-				lastActivity = gc.consumption.lastConsumedAt
+			pd.TotalConsumed += gc.consumption.totalConsumed
+			if gc.consumption.lastConsumedAt.After(pd.LastActivity) {
+				pd.LastActivity = gc.consumption.lastConsumedAt
 			}
 		}
-		pd.LastActivity = wire.AtOrNil(lastActivity)
-		if c.slowest.oldest >= 0 {
-			pd.OldestMessage = wire.AtOrNil(p.msgs[c.slowest.oldest].createdAt)
+		if w.oldest >= 0 {
+			pd.OldestMessage = p.msgs[w.oldest].createdAt
 		}
 		if n := len(p.msgs); n > 0 {
-			pd.NewestMessage = wire.AtOrNil(p.msgs[n-1].createdAt)
+			pd.NewestMessage = p.msgs[n-1].createdAt
 		}
 		d.Partitions = append(d.Partitions, pd)
+		if s.did(1+len(p.groups)) && gone() {
+			return QueueDetail{}, ErrQueueNotFound
+		}
 	}
-	d.Totals = wire.QueueTotals{Messages: sum.wire(), Counts: sum.wire()}
+	d.Totals = sum.counts()
 	return d, nil
 }
 
-func (c partitionCounts) wire() wire.Counts {
-	return wire.Counts{
-		Total: c.total, Pending: c.pending, Processing: c.processing,
-		Completed: c.completed, Failed: c.failed, DeadLetter: c.deadLetter,
-	}
-}
-
-// partitionsByName is q's partitions in byte order of their names (R159, R162).
+// partitionsByName is q's partitions in byte order of their names.
 func partitionsByName(q *queue) []*partition {
 	parts := slices.Clone(q.parts)
-	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
+	sortByName(parts)
 	return parts
 }
 
-// intOption is a stored option when it is a JSON integer, else nil (R159).
+func sortByName(parts []*partition) {
+	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
+}
+
+// intOption is a stored option when it is a JSON integer, else nil.
 func (q *queue) intOption(key string) *int64 {
 	raw, ok := q.options[key]
 	if !ok {
@@ -146,72 +127,76 @@ func (q *queue) priority() int64 {
 
 // storedOptions is the options object as configure echoes it; a queue created by a push has
 // the three defaults it was created with.
-func (q *queue) storedOptions() map[string]wire.Value {
-	out := make(map[string]wire.Value, max(len(q.options), 3))
+func (q *queue) storedOptions() map[string][]byte {
+	out := make(map[string][]byte, max(len(q.options), 3))
 	if q.options == nil {
-		out["leaseTime"] = wire.Value(strconv.Itoa(q.leaseTime))
-		out["retryLimit"] = wire.Value(strconv.Itoa(q.retryLimit))
-		out["deadLetterQueue"] = wire.Value(strconv.FormatBool(q.deadLetterQueue))
+		out["leaseTime"] = []byte(strconv.Itoa(q.leaseTime))
+		out["retryLimit"] = []byte(strconv.Itoa(q.retryLimit))
+		out["deadLetterQueue"] = []byte(strconv.FormatBool(q.deadLetterQueue))
 		return out
 	}
 	for k, v := range q.options {
-		out[k] = wire.Value(slices.Clone(v))
+		out[k] = slices.Clone(v)
 	}
 	return out
 }
 
-// Overview answers the broker-wide overview (R170).
-func (e *Engine) Overview() wire.Overview {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
-	o := wire.Overview{Queues: int64(len(e.queues)), Timestamp: wire.At(now)}
-	namespaces, tasks := map[string]struct{}{}, map[string]struct{}{}
-	var sum partitionCounts
+// Overview answers the broker-wide overview. The counts are the ones each queue keeps; the lags
+// are read partition by partition, in steps.
+func (e *Engine) Overview() Overview {
+	s := e.steps()
+	defer s.done()
+	queues, n := slices.Clone(e.order), len(e.partitions)
 	var lags, timeLags []int64
-	for _, q := range e.queues {
+	s.outside(func() { // allocated outside the lock: no garbage collection work under it
+		lags, timeLags = make([]int64, 0, n+n/8+64), make([]int64, 0, n+n/8+64)
+	})
+	for _, q := range queues {
+		for i := 0; i < len(q.parts) && e.queues[q.name] == q; i++ {
+			w, _ := countsAt(q.parts[i], s.now, s.due)
+			lags = append(lags, w.lag)
+			timeLags = append(timeLags, w.timeLag)
+			s.did(1)
+		}
+	}
+	now := s.now
+	o := Overview{Queues: int64(len(e.queues)), Partitions: int64(len(lags)), Timestamp: now}
+	namespaces, tasks := map[string]struct{}{}, map[string]struct{}{}
+	var sum tally
+	for _, q := range e.order {
 		if q.namespace != "" {
 			namespaces[q.namespace] = struct{}{}
 		}
 		if q.task != "" {
 			tasks[q.task] = struct{}{}
 		}
-		groups := attachedGroups(q)
-		for _, p := range q.parts {
-			c := countsOf(p, groups, now)
-			sum.add(c)
-			lags = append(lags, c.slowest.lag)
-			timeLags = append(timeLags, c.slowest.timeLag)
-		}
+		sum.add(queueTally(q, now, s.due))
 	}
-	o.Partitions = int64(len(lags))
 	o.Namespaces, o.Tasks = int64(len(namespaces)), int64(len(tasks))
-	o.Messages = sum.wire()
-	o.Lag = wire.Lag{Offset: lagStats(lags), Time: lagStats(timeLags)}
-	o.Throughput = wire.Throughput{
-		IngestedPerSecond:  perSecond(e.rates.ingested.sum(now)),
-		ProcessedPerSecond: perSecond(e.rates.processed.sum(now)),
-	}
+	o.Messages = sum.counts()
+	o.IngestedPerSecond = perSecond(e.rates.ingested.sum(now))
+	o.ProcessedPerSecond = perSecond(e.rates.processed.sum(now))
+	s.outside(func() { o.OffsetLag, o.TimeLag = lagStats(lags), lagStats(timeLags) })
 	return o
 }
 
-// lagStats: min, max, the average rounded down and the lower median; all 0 for none (R170).
-func lagStats(values []int64) wire.LagStats {
+// lagStats: min, max, the average rounded down and the lower median; all 0 for none.
+func lagStats(values []int64) LagStats {
 	if len(values) == 0 {
-		return wire.LagStats{}
+		return LagStats{}
 	}
 	slices.Sort(values)
 	var total int64
 	for _, v := range values {
 		total += v
 	}
-	return wire.LagStats{
+	return LagStats{
 		Min: float64(values[0]), Max: float64(values[len(values)-1]),
 		Avg: float64(total / int64(len(values))), Median: float64(values[(len(values)-1)/2]),
 	}
 }
 
-// perSecond divides a count over the rate window, rounded half up to 2 decimals (R170).
+// perSecond divides a count over the rate window, rounded half up to 2 decimals.
 func perSecond(n int64) float64 {
 	return math.Floor(float64(n)*100/rateWindow+0.5) / 100
 }

@@ -6,12 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// inspected is SPEC §2.3's example state, the reference broker's reading of the 0.15 capture
-// state: queue orders (Default empty, p0, p1, p2), groups fast, slow, late and queue mode, read
+// inspected is the introspection example's state, the reference broker's reading of the
+// state of the 0.15 captures: queue orders (Default empty, p0, p1, p2), groups fast, slow, late and queue mode, read
 // 30 s after the first push; plus the empty queue returns in the same namespace.
 type inspected struct {
 	*fixture
@@ -63,109 +61,105 @@ func newInspected(t *testing.T) *inspected {
 	return s
 }
 
-func TestQueueSummaryAndDetailOfTheSpecExample_R157_R158_R159(t *testing.T) {
+func TestQueueSummaryAndDetailOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	list := s.e.Queues(QueueFilter{Namespace: "shop", Limit: 100})
 	require.Len(t, list.Queues, 2)
-	assert.Equal(t, int64(2), *list.Total)
+	assert.Equal(t, int64(2), list.Total)
 	assert.Equal(t, "returns", list.Queues[0].Name, "newest first")
 	q := list.Queues[1]
 	assert.Equal(t, int64(4), q.Partitions)
-	assert.Equal(t, wire.SummaryCounts{Total: 11, Pending: 8, Processing: 2, Completed: ptr(int64(1)), DeadLetter: ptr(int64(2))}, q.Messages)
-	assert.Equal(t, s.t0, q.CreatedAt.Time)
+	assert.Equal(t, Counts{Total: 11, Pending: 8, Processing: 2, Completed: 1, DeadLetter: 2}, q.Messages)
+	assert.Equal(t, s.t0, q.CreatedAt)
 
 	page := s.e.Queues(QueueFilter{Limit: 1, Offset: 1})
 	assert.Equal(t, []string{"orders"}, []string{page.Queues[0].Name})
-	assert.Equal(t, int64(2), *page.Total)
+	assert.Equal(t, int64(2), page.Total)
 	assert.Empty(t, s.e.Queues(QueueFilter{Task: "nope", Limit: 10}).Queues)
 
 	d, err := s.e.QueueDetail("orders")
 	require.NoError(t, err)
-	assert.Equal(t, wire.QueueConfig{LeaseTime: 600, RetryLimit: 1, DeadLetterQueue: true}, d.Queue.Config)
+	assert.Equal(t, []any{int64(600), int64(1), true}, []any{d.Queue.LeaseTime, d.Queue.RetryLimit, d.Queue.DeadLetterQueue})
+	assert.Nil(t, d.Queue.RetryDelay)
+	assert.Nil(t, d.Queue.TTL)
+	assert.Nil(t, d.Queue.MaxSize)
 	assert.JSONEq(t, "600", string(d.Queue.Options["leaseTime"]))
 	require.Len(t, d.Partitions, 4)
 	assert.Equal(t, []string{"Default", "p0", "p1", "p2"}, []string{d.Partitions[0].Name, d.Partitions[1].Name, d.Partitions[2].Name, d.Partitions[3].Name})
 	p0 := d.Partitions[1]
-	assert.Equal(t, int64(4), *p0.LastOffset)
-	assert.Equal(t, wire.Counts{Total: 5, Pending: 2, Processing: 2, Completed: 1, Failed: 0, DeadLetter: 1}, p0.Messages)
-	assert.Equal(t, p0.Messages, p0.Stats)
-	assert.Equal(t, wire.PartitionCursor{TotalConsumed: 7, BatchesConsumed: 3}, p0.Cursor)
-	assert.Equal(t, s.t0, p0.OldestMessage.Time, "queue mode owes p0-1")
-	assert.Equal(t, s.t0.Add(3*time.Second), p0.NewestMessage.Time)
-	assert.Equal(t, s.t0.Add(3*time.Second), p0.LastActivity.Time)
+	assert.Equal(t, int64(4), p0.LastOffset)
+	assert.Equal(t, Counts{Total: 5, Pending: 2, Processing: 2, Completed: 1, Failed: 0, DeadLetter: 1}, p0.Messages)
+	assert.Equal(t, []int64{7, 3}, []int64{p0.TotalConsumed, p0.BatchesConsumed})
+	assert.Equal(t, s.t0, p0.OldestMessage, "queue mode owes p0-1")
+	assert.Equal(t, s.t0.Add(3*time.Second), p0.NewestMessage)
+	assert.Equal(t, s.t0.Add(3*time.Second), p0.LastActivity)
 	dflt := d.Partitions[0]
-	assert.Nil(t, dflt.NewestMessage)
-	assert.Nil(t, dflt.OldestMessage)
-	assert.Nil(t, dflt.LastActivity)
-	assert.Equal(t, int64(-1), *dflt.LastOffset)
-	assert.Equal(t, wire.Counts{Total: 11, Pending: 8, Processing: 2, Completed: 1, DeadLetter: 2}, d.Totals.Counts)
-	assert.Equal(t, d.Totals.Counts, d.Totals.Messages)
+	assert.Zero(t, dflt.NewestMessage)
+	assert.Zero(t, dflt.OldestMessage)
+	assert.Zero(t, dflt.LastActivity)
+	assert.Equal(t, int64(-1), dflt.LastOffset)
+	assert.Equal(t, Counts{Total: 11, Pending: 8, Processing: 2, Completed: 1, DeadLetter: 2}, d.Totals)
 
 	_, err = s.e.QueueDetail("nope")
 	assert.ErrorIs(t, err, ErrQueueNotFound)
 }
 
-func TestGroupsOfTheSpecExample_R160_R161_R162(t *testing.T) {
+func TestGroupsOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
-	list := s.e.ConsumerGroups("")
+	list := s.e.ConsumerGroups("", Page{})
 	names := make([]string, len(list))
 	for i, g := range list {
-		names[i] = g.Name + "/" + g.QueueName
+		names[i] = g.Name + "/" + g.Queue
 	}
 	assert.Equal(t, []string{"__QUEUE_MODE__/orders", "fast/orders", "late/orders", "slow/orders"}, names)
 	slow := list[3]
-	assert.Equal(t, wire.GroupSummary{
-		Name: "slow", QueueName: "orders", Topics: []string{"orders"}, Members: 2, PartitionsWithLag: 3,
-		TotalLag: ptr(int64(9)), MaxTimeLag: 30, State: "Stable", Conflation: ptr(false),
-		SubscriptionMode: ptr("all"), SubscriptionCreatedAt: wire.AtOrNil(s.t0),
+	assert.Equal(t, GroupSummary{
+		Name: "slow", Queue: "orders", Members: 2, PartitionsWithLag: 3, TotalLag: 9, MaxTimeLag: 30,
+		State: "Stable", Subscription: &Subscription{Mode: "all", CreatedAt: s.t0},
 	}, slow)
 	late := list[2]
-	assert.Equal(t, "new", *late.SubscriptionMode)
-	assert.Equal(t, s.t0, late.SubscriptionTimestamp.Time)
+	assert.Equal(t, &Subscription{Mode: "new", Timestamp: s.t0, CreatedAt: s.t0}, late.Subscription)
 	assert.Equal(t, int64(0), late.Members)
 	assert.Equal(t, "Dead", late.State, "never handed a message, no lease")
-	assert.Equal(t, int64(2), *late.TotalLag, "p0-4 and p2-2 came after its start")
+	assert.Equal(t, int64(2), late.TotalLag, "p0-4 and p2-2 came after its start")
 	assert.Equal(t, int64(2), late.PartitionsWithLag)
 	assert.Equal(t, int64(27), late.MaxTimeLag)
 	qm := list[0]
-	assert.Nil(t, qm.SubscriptionMode)
-	assert.Nil(t, qm.SubscriptionCreatedAt)
+	assert.Nil(t, qm.Subscription)
 	assert.Equal(t, int64(1), qm.Members)
-	assert.Equal(t, int64(4+3+3), *qm.TotalLag)
+	assert.Equal(t, int64(4+3+3), qm.TotalLag)
 	assert.Equal(t, "Stable", qm.State)
-	assert.Len(t, s.e.ConsumerGroups("returns"), 0)
-	assert.Len(t, s.e.ConsumerGroups("nope"), 0)
+	assert.Len(t, s.e.ConsumerGroups("returns", Page{}), 0)
+	assert.Len(t, s.e.ConsumerGroups("nope", Page{}), 0)
 
 	d, err := s.e.ConsumerGroup("slow", "")
 	require.NoError(t, err)
 	require.Len(t, d, 1)
-	parts := d["orders"].Partitions
+	parts := d["orders"]
 	require.Len(t, parts, 4)
-	assert.Equal(t, wire.GroupPartition{
-		Partition: "p1", PartitionID: ptr(s.p1), Cursor: ptr(int64(-1)), OffsetLag: 3, Pending: ptr(int64(1)),
-		Processing: ptr(int64(2)), TimeLagSeconds: 30, LeaseActive: true, WorkerID: ptr(s.slowP1Lease),
-		LeaseExpiresAt: wire.AtOrNil(s.slowP1Expiry), Retries: ptr(int64(0)),
+	assert.Equal(t, GroupPartition{
+		Partition: "p1", PartitionID: s.p1, Cursor: -1, OffsetLag: 3, Pending: 1, Processing: 2,
+		TimeLagSeconds: 30, LeaseActive: true, WorkerID: s.slowP1Lease, LeaseExpiresAt: s.slowP1Expiry,
 	}, parts[2])
 	p0 := parts[1]
-	assert.Equal(t, int64(1), *p0.Cursor)
+	assert.Equal(t, int64(1), p0.Cursor)
 	assert.Equal(t, int64(3), p0.OffsetLag)
 	assert.Equal(t, int64(2), p0.TotalConsumed)
-	assert.Equal(t, s.t0, p0.LastConsumedAt.Time)
+	assert.Equal(t, s.t0, p0.LastConsumedAt)
 	p2 := parts[3]
-	assert.Equal(t, wire.GroupPartition{
-		Partition: "p2", PartitionID: ptr(s.p2), Cursor: ptr(int64(-1)), OffsetLag: 3, Pending: ptr(int64(3)),
-		Processing: ptr(int64(0)), TimeLagSeconds: 30, Retries: ptr(int64(0)),
+	assert.Equal(t, GroupPartition{
+		Partition: "p2", PartitionID: s.p2, Cursor: -1, OffsetLag: 3, Pending: 3, TimeLagSeconds: 30,
 	}, p2, "never read there: its start places it")
 
 	qmd, err := s.e.ConsumerGroup(QueueMode, "orders")
 	require.NoError(t, err)
-	qp0 := qmd["orders"].Partitions[1]
-	assert.Equal(t, int64(0), *qp0.Cursor)
+	qp0 := qmd["orders"][1]
+	assert.Equal(t, int64(0), qp0.Cursor)
 	assert.Equal(t, int64(4), qp0.OffsetLag)
 	assert.Equal(t, int64(0), qp0.TotalConsumed, "the dead-lettered message is not finished")
-	assert.Equal(t, int64(0), *qp0.Retries, "reset once the dead letter moved the cursor")
+	assert.Equal(t, int64(0), qp0.Retries, "reset once the dead letter moved the cursor")
 
 	_, err = s.e.ConsumerGroup("nobody", "")
 	assert.ErrorIs(t, err, ErrGroupNotFound)
@@ -173,18 +167,18 @@ func TestGroupsOfTheSpecExample_R160_R161_R162(t *testing.T) {
 	assert.ErrorIs(t, err, ErrGroupNotFound)
 }
 
-func TestLaggingOfTheSpecExample_R163(t *testing.T) {
+func TestLaggingOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	all := s.e.Lagging(LaggingQuery{})
 	var got []string
 	for _, e := range all {
-		got = append(got, e.ConsumerGroup+"/"+e.PartitionName)
+		got = append(got, e.Group+"/"+e.Partition)
 	}
 	assert.Equal(t, []string{"__QUEUE_MODE__/p0", "__QUEUE_MODE__/p1", "__QUEUE_MODE__/p2", "slow/p0", "slow/p1", "slow/p2", "late/p0", "late/p2"}, got)
-	assert.Equal(t, wire.LaggingEntry{
-		ConsumerGroup: "slow", QueueName: "orders", PartitionName: "p1", PartitionID: s.p1, OffsetLag: 3,
-		TimeLagSeconds: 30, LagHours: 0.01, OldestUnconsumedAt: wire.AtOrNil(s.t0), WorkerID: ptr(s.slowP1Lease),
+	assert.Equal(t, LaggingEntry{
+		Group: "slow", Queue: "orders", Partition: "p1", PartitionID: s.p1, OffsetLag: 3,
+		TimeLagSeconds: 30, LagHours: 0.01, OldestUnconsumedAt: s.t0, WorkerID: s.slowP1Lease,
 	}, all[4])
 	assert.Empty(t, s.e.Lagging(LaggingQuery{MinLagSeconds: 30}), "strictly above")
 	assert.Len(t, s.e.Lagging(LaggingQuery{MinLagSeconds: 29, Group: "slow"}), 3)
@@ -192,40 +186,40 @@ func TestLaggingOfTheSpecExample_R163(t *testing.T) {
 	assert.Len(t, s.e.Lagging(LaggingQuery{MinLagSeconds: 20, Group: "late", Queue: "orders"}), 2)
 }
 
-func TestOverviewOfTheSpecExample_R170(t *testing.T) {
+func TestOverviewOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	o := s.e.Overview()
-	assert.Equal(t, wire.Overview{
+	assert.Equal(t, Overview{
 		Queues: 2, Partitions: 5, Namespaces: 1, Tasks: 2,
-		Messages:   wire.Counts{Total: 11, Pending: 8, Processing: 2, Completed: 1, DeadLetter: 2},
-		Lag:        wire.Lag{Offset: wire.LagStats{Min: 0, Max: 4, Avg: 2, Median: 3}, Time: wire.LagStats{Min: 0, Max: 30, Avg: 18, Median: 30}},
-		Throughput: wire.Throughput{IngestedPerSecond: 0.04, ProcessedPerSecond: 0.04},
-		Timestamp:  wire.At(s.t0.Add(30 * time.Second)),
+		Messages:  Counts{Total: 11, Pending: 8, Processing: 2, Completed: 1, DeadLetter: 2},
+		OffsetLag: LagStats{Min: 0, Max: 4, Avg: 2, Median: 3}, TimeLag: LagStats{Min: 0, Max: 30, Avg: 18, Median: 30},
+		IngestedPerSecond: 0.04, ProcessedPerSecond: 0.04,
+		Timestamp: s.t0.Add(30 * time.Second),
 	}, o)
 	s.clock.Advance(300 * time.Second)
 	o = s.e.Overview()
-	assert.Equal(t, wire.Throughput{}, o.Throughput, "older than the window")
+	assert.Equal(t, []float64{0, 0}, []float64{o.IngestedPerSecond, o.ProcessedPerSecond}, "older than the window")
 }
 
-func TestMessagesOfTheSpecExample_R164_R165_R166_R167_R168(t *testing.T) {
+func TestMessagesOfTheExample(t *testing.T) {
 	t.Parallel()
 	s := newInspected(t)
 	list, err := s.e.Browse(BrowseQuery{Queue: "orders", Partition: "p0", Limit: 200})
 	require.NoError(t, err)
-	assert.Equal(t, wire.MessageMode{HasQueueMode: true, BusGroupsCount: 3, Type: "hybrid"}, list.Mode)
+	assert.Equal(t, GroupKinds{HasQueueMode: true, BusGroupsCount: 3, Type: "hybrid"}, list.Mode)
 	var got []string
 	for _, m := range list.Messages {
 		got = append(got, m.TransactionID+":"+m.Status)
 	}
 	assert.Equal(t, []string{"p0-4:pending", "p0-3:pending", "p0-2:processing", "p0-1:processing", "p0-0:dead_letter"}, got)
 	e1 := list.Messages[3]
-	assert.Equal(t, int64(1), *e1.Offset)
-	assert.Equal(t, wire.BusStatus{ConsumedBy: 3, TotalGroups: 3}, e1.BusStatus)
-	assert.Equal(t, s.qmP0Expiry, e1.LeaseExpiresAt.Time)
+	assert.Equal(t, int64(1), e1.Offset)
+	assert.Equal(t, []int64{3, 3}, []int64{e1.ConsumedBy, e1.TotalGroups})
+	assert.Equal(t, s.qmP0Expiry, e1.LeaseExpiresAt)
 	assert.Equal(t, "orders/p0", e1.QueuePath)
 	assert.Nil(t, e1.Payload)
-	assert.Nil(t, list.Messages[0].LeaseExpiresAt)
+	assert.Zero(t, list.Messages[0].LeaseExpiresAt)
 
 	all, err := s.e.Browse(BrowseQuery{Queue: "orders", Limit: 3, Ascending: true, Payload: true})
 	require.NoError(t, err)
@@ -277,7 +271,7 @@ func TestMessagesOfTheSpecExample_R164_R165_R166_R167_R168(t *testing.T) {
 	assert.ErrorIs(t, err, ErrPartitionNotFound)
 	empty, err := s.e.Browse(BrowseQuery{Queue: "returns", Limit: 1})
 	require.NoError(t, err)
-	assert.Equal(t, wire.MessageList{Messages: []wire.MessageEntry{}, Mode: wire.MessageMode{Type: "none"}}, empty)
+	assert.Equal(t, MessageList{Messages: []MessageEntry{}, Mode: GroupKinds{Type: "none"}}, empty)
 
 	d, err := s.e.Message(s.p0, "p0-0")
 	require.NoError(t, err)
@@ -285,21 +279,21 @@ func TestMessagesOfTheSpecExample_R164_R165_R166_R167_R168(t *testing.T) {
 	assert.JSONEq(t, `{"tx":"p0-0"}`, string(d.Payload))
 	assert.Equal(t, "Retries exhausted", *d.ErrorMessage)
 	assert.Equal(t, int64(1), *d.RetryCount)
-	assert.Equal(t, int64(3), *d.Mode.ConsumedByGroups)
-	assert.Equal(t, wire.MessageQueueConf{LeaseTime: 600, RetryLimit: 1}, d.QueueConfig)
-	assert.Equal(t, []wire.MessageGroup{
-		{Name: QueueMode, Consumed: true, Status: ptr(statusDeadLetter), DeliveryAttempt: ptr(int64(2))},
-		{Name: "fast", Consumed: true, Status: ptr(statusCompleted), DeliveryAttempt: ptr(int64(1))},
-		{Name: "late", Consumed: true, Status: ptr(statusCompleted), DeliveryAttempt: ptr(int64(0))},
-		{Name: "slow", Consumed: true, Status: ptr(statusCompleted), DeliveryAttempt: ptr(int64(1))},
-	}, d.ConsumerGroups)
+	assert.Equal(t, int64(3), d.ConsumedBy)
+	assert.Equal(t, MessageQueueConfig{LeaseTime: 600, RetryLimit: 1}, d.Config)
+	assert.Equal(t, []MessageGroup{
+		{Name: QueueMode, Consumed: true, Status: statusDeadLetter, DeliveryAttempt: 2},
+		{Name: "fast", Consumed: true, Status: statusCompleted, DeliveryAttempt: 1},
+		{Name: "late", Consumed: true, Status: statusCompleted, DeliveryAttempt: 0},
+		{Name: "slow", Consumed: true, Status: statusCompleted, DeliveryAttempt: 1},
+	}, d.Groups)
 
 	d, err = s.e.Message(s.p1, "p1-0")
 	require.NoError(t, err)
 	assert.Equal(t, "pending", d.Status, "queue mode's view: it never read p1")
 	assert.Nil(t, d.ErrorMessage)
-	assert.Equal(t, s.slowP1Expiry, d.ConsumerGroups[3].LeaseExpiresAt.Time)
-	assert.Equal(t, statusProcessing, *d.ConsumerGroups[3].Status)
+	assert.Equal(t, s.slowP1Expiry, d.Groups[3].LeaseExpiresAt)
+	assert.Equal(t, statusProcessing, d.Groups[3].Status)
 
 	_, err = s.e.Message(s.p1, "nope")
 	assert.ErrorIs(t, err, ErrMessageNotFound)

@@ -6,20 +6,20 @@ import (
 	"time"
 )
 
-// The introspection routes are reads (R153): nothing here creates a cursor, a start or a queue,
+// The introspection routes are reads: nothing here creates a cursor, a start or a queue,
 // or ends a lease. A lease whose expiry has passed counts as expired even if its timer has not
 // fired yet, so every read compares expiries with the step's now instead of calling liveLease.
 
-// consumption is what a group's cursor in a partition has done, for introspection (R156).
+// consumption is what a group's cursor in a partition has done, for introspection.
 type consumption struct {
 	lastConsumedAt time.Time // last forward move other than by a seek; zero if never
-	totalConsumed  int64     // messages finished (R156)
+	totalConsumed  int64     // messages finished
 }
 
 // partitionStats are a partition's counters kept by the write paths for introspection.
 type partitionStats struct {
 	created         time.Time
-	batchesConsumed int64                   // leased batches ended by their end (R53), plus autoAck pops
+	batchesConsumed int64                   // leased batches ended by their end, plus autoAck pops
 	deadAt          map[int64][]*deadLetter // the stored dead letters by offset, whichever group filed them
 	dead            int64                   // stored dead letters of the partition
 }
@@ -37,13 +37,14 @@ func (e *Engine) consumed(gc *cursorState, before, less int64) {
 	e.rates.processed.add(now, n)
 }
 
-// noteDeadLetter and forgetDeadLetter keep the partition's dead-letter index (R157, R166).
+// noteDeadLetter and forgetDeadLetter keep the partition's dead-letter index.
 func (p *partition) noteDeadLetter(d *deadLetter) {
 	if p.stats.deadAt == nil {
 		p.stats.deadAt = make(map[int64][]*deadLetter)
 	}
 	p.stats.deadAt[d.off] = append(p.stats.deadAt[d.off], d)
 	p.stats.dead++
+	p.recount()
 }
 
 func (p *partition) forgetDeadLetter(d *deadLetter) {
@@ -57,9 +58,10 @@ func (p *partition) forgetDeadLetter(d *deadLetter) {
 	} else {
 		p.stats.deadAt[d.off] = list
 	}
+	p.recount()
 }
 
-// rateWindow is how far back the overview's throughput looks (R170).
+// rateWindow is how far back the overview's throughput looks.
 const rateWindow = 300
 
 // secondCounter counts events per second over the last rateWindow seconds.
@@ -93,7 +95,7 @@ type throughput struct {
 	ingested, processed secondCounter
 }
 
-// groupView is one attached group's numbers in one partition (R154–R156).
+// groupView is one attached group's numbers in one partition.
 type groupView struct {
 	group      string
 	gc         *cursorState // nil where the position is not a cursor
@@ -108,7 +110,7 @@ type groupView struct {
 }
 
 // position is where the group is in p: its cursor, or where its stored start would place one,
-// else before offset 0 (R154). A binary search at most (R173).
+// else before offset 0. A binary search at most.
 func position(p *partition, gc *cursorState, m *groupMeta) int64 {
 	switch {
 	case gc != nil:
@@ -119,7 +121,7 @@ func position(p *partition, gc *cursorState, m *groupMeta) int64 {
 	return -1
 }
 
-// liveAt is gc's lease if it is live at now (R153), else nil.
+// liveAt is gc's lease if it is live at now, else nil.
 func liveAt(gc *cursorState, now time.Time) *lease {
 	if gc == nil || gc.lease == nil || gc.lease.ended || !now.Before(gc.lease.expires) {
 		return nil
@@ -127,13 +129,27 @@ func liveAt(gc *cursorState, now time.Time) *lease {
 	return gc.lease
 }
 
-// viewOf computes R155's numbers for the group in p; m is its stored start on the queue, or nil.
+// viewOf computes the group's numbers in p at now: what it holds leased (processing), what is
+// after that (pending), the two together (lag) and the age of the oldest owed message; m is its
+// stored start on the queue, or nil.
 func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
-	gc := p.groups[group]
+	return viewAt(p, p.groups[group], group, m, now, true)
+}
+
+// viewAt is viewOf for the group's cursor gc (nil when it has none in p). Not exact, it counts
+// every lease gc holds as live, whatever now, and leaves timeLag 0.
+func viewAt(p *partition, gc *cursorState, group string, m *groupMeta, now time.Time, exact bool) groupView {
 	v := groupView{group: group, gc: gc, pos: position(p, gc, m), oldest: -1}
 	last := p.lastOffset()
 	top := v.pos
-	if l := liveAt(gc, now); l != nil {
+	var l *lease
+	switch {
+	case exact:
+		l = liveAt(gc, now)
+	case gc != nil:
+		l = gc.lease
+	}
+	if l != nil {
 		v.live, v.leaseFirst, v.leaseLast = l, gc.first, gc.last
 		if gc.last > v.pos {
 			v.processing = gc.last - v.pos
@@ -153,11 +169,22 @@ func viewOf(p *partition, group string, m *groupMeta, now time.Time) groupView {
 	if conflating && v.live == nil {
 		v.oldest = last
 	}
-	v.timeLag = int64(now.Sub(p.msgs[v.oldest].createdAt) / time.Second)
+	if exact {
+		v.timeLag = timeLag(p, v.oldest, now)
+	}
 	return v
 }
 
-// retries is the view's retry counter (R156).
+// timeLag is the whole seconds from the createdAt of the message at off to now; 0 for off -1
+// (nothing owed).
+func timeLag(p *partition, off int64, now time.Time) int64 {
+	if off < 0 {
+		return 0
+	}
+	return int64(now.Sub(p.msgs[off].createdAt) / time.Second)
+}
+
+// retries is the view's retry counter.
 func (v *groupView) retries() int64 {
 	if v.gc == nil {
 		return 0
@@ -165,44 +192,33 @@ func (v *groupView) retries() int64 {
 	return int64(v.gc.retries)
 }
 
-// attachedGroups lists the groups attached to q (R154) in byte order: a stored start, or a
-// cursor in one of its partitions. O(partitions × groups).
+// attachedGroups lists the groups attached to q in byte order: a stored start, or a
+// cursor in one of its partitions. O(groups).
 func attachedGroups(q *queue) []string {
-	seen := make(map[string]struct{}, len(q.groups))
+	names := make([]string, 0, len(q.groups)+len(q.cursors))
 	for g := range q.groups {
-		seen[g] = struct{}{}
-	}
-	for _, p := range q.parts {
-		for g := range p.groups {
-			seen[g] = struct{}{}
-		}
-	}
-	names := make([]string, 0, len(seen))
-	for g := range seen {
 		names = append(names, g)
+	}
+	for g, ix := range q.cursors {
+		if ix.n > 0 && q.groups[g] == nil {
+			names = append(names, g)
+		}
 	}
 	slices.Sort(names)
 	return names
 }
 
-// slowestView is the partition's view whose numbers are its counts (R157): the attached group
-// with the largest offsetLag (ties: queue mode, then byte order), or, with none attached,
-// queue mode before offset 0.
-func slowestView(p *partition, groups []string, now time.Time) groupView {
-	if len(groups) == 0 {
-		return viewOf(p, QueueMode, nil, now)
+// isAttached reports whether the group has state on q.
+func isAttached(q *queue, group string) bool {
+	if q.groups[group] != nil {
+		return true
 	}
-	var best groupView
-	found := false
-	for _, g := range groups {
-		v := viewOf(p, g, p.q.groups[g], now)
-		if !found || v.lag > best.lag || (v.lag == best.lag && slowerTie(v.group, best.group)) {
-			best, found = v, true
-		}
-	}
-	return best
+	ix := q.cursors[group]
+	return ix != nil && ix.n > 0
 }
 
+// slowerTie breaks a tie between two views of the same offsetLag: the one it reports true for
+// is the slowest view (queue mode first, then byte order).
 func slowerTie(a, b string) bool {
 	switch {
 	case a == QueueMode:
@@ -213,36 +229,8 @@ func slowerTie(a, b string) bool {
 	return strings.Compare(a, b) < 0
 }
 
-// partitionCounts are R157's counts of p from its slowest view.
-type partitionCounts struct {
-	total, pending, processing, completed, failed, deadLetter int64
-	slowest                                                   groupView
-}
-
-func countsOf(p *partition, groups []string, now time.Time) partitionCounts {
-	w := slowestView(p, groups, now)
-	c := partitionCounts{
-		total: int64(len(p.msgs)), pending: w.pending, processing: w.processing,
-		deadLetter: p.stats.dead, slowest: w,
-	}
-	c.completed = c.total - c.pending - c.processing
-	if w.gc != nil && w.gc.retries > 0 {
-		c.failed = 1
-	}
-	return c
-}
-
-func (c *partitionCounts) add(o partitionCounts) {
-	c.total += o.total
-	c.pending += o.pending
-	c.processing += o.processing
-	c.completed += o.completed
-	c.failed += o.failed
-	c.deadLetter += o.deadLetter
-}
-
 // skipped records a conflating pop's move past the older messages: it counts as consumption's
-// time but finishes nothing (R156).
+// time but finishes nothing.
 func (e *Engine) skipped(gc *cursorState, before int64) {
 	if gc.cursor > before {
 		gc.consumption.lastConsumedAt = e.now()

@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// lease is one pop's hold, for one group, on the leased batch of each partition it claimed
-// (R32, R50). It ends per partition (R53, R69, R71, R111) or everywhere at expiry (R54).
+// lease is one pop's hold, for one group, on the leased batch of each partition it claimed.
+// It ends per partition or everywhere at expiry.
 //
 // A live lease is in e.leases and e.expiries. Once it has ended it is referenced only by the
 // cursors whose expired slot names it (cursorState.expired, counted by expiredRefs) and, while
 // that count is positive, by e.expired: nothing of it outlives its messages being settled or
-// handed out again under a lease that ended in turn (R151).
+// handed out again under a lease that ended in turn.
 type lease struct {
 	id       string
 	q        *queue
@@ -29,16 +29,16 @@ type lease struct {
 
 	expiredRefs int // cursors whose expired slot names this lease
 
-	autopilotB int  // the autopilot batch size B when the pop took exactly B messages (R34)
+	autopilotB int  // the autopilot batch size B when the pop took exactly B messages
 	spoiled    bool // a partition ended otherwise than by its cursor reaching the batch end
 }
 
 type endReason uint8
 
 const (
-	endReached  endReason = iota // the cursor reached the batch end (R53)
+	endReached  endReason = iota // the cursor reached the batch end
 	endReleased                  // failed, retry, seek, group deletion
-	endExpired                   // R54
+	endExpired                   // the lease ran out
 )
 
 var (
@@ -95,7 +95,7 @@ func (e *Engine) onLeaseTimer(l *lease, gen int) {
 	}
 }
 
-// expireDue ends every lease whose expiry has come, as a look at its partition would (R54).
+// expireDue ends every lease whose expiry has come, as a look at its partition would.
 func (e *Engine) expireDue() {
 	if len(e.expiries) == 0 {
 		return // spares reading the clock, the costliest part of a quiet pop
@@ -192,7 +192,7 @@ func (e *Engine) clearExpired(gc *cursorState) {
 	}
 }
 
-// endIfReached ends the hold once the cursor has reached the batch end (R53).
+// endIfReached ends the hold once the cursor has reached the batch end.
 func (e *Engine) endIfReached(gc *cursorState) bool {
 	if gc.lease != nil && gc.cursor >= gc.last {
 		e.endHold(gc, endReached)
@@ -201,16 +201,18 @@ func (e *Engine) endIfReached(gc *cursorState) bool {
 	return false
 }
 
-// release ends the hold without the cursor moving (R69, R71, R111).
+// release ends the hold without the cursor moving. A failed ack ends with it, so a partition
+// held by nothing is recounted too: the retry the ack spent is its failed count.
 func (e *Engine) release(gc *cursorState) bool {
 	if gc.lease == nil {
+		gc.p.recount()
 		return false
 	}
 	e.endHold(gc, endReleased)
 	return true
 }
 
-// forgetLease drops a lease whose id must become unknown (R141, R143).
+// forgetLease drops a lease whose id must become unknown.
 func (e *Engine) forgetLease(l *lease) {
 	for _, gc := range l.holds {
 		if gc.lease == l {
@@ -222,10 +224,10 @@ func (e *Engine) forgetLease(l *lease) {
 	e.retire(l)
 }
 
-// DefaultExtendSeconds is the extension of a renewal that does not say how long (R65).
+// DefaultExtendSeconds is the extension of a renewal that does not say how long.
 const DefaultExtendSeconds = 60
 
-// Extend renews a lease by extend seconds, a positive count (R61–R65).
+// Extend renews a lease by extend seconds, a positive count.
 func (e *Engine) Extend(leaseID string, extend int) ExtendResult {
 	e.mu.Lock()
 	defer e.unlock()

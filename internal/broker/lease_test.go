@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R3, R35, R59, R60: lease length is leaseSeconds, else the queue's leaseTime (0 means 60 s).
-func TestLeaseDuration_R3_R35_R59_R60(t *testing.T) {
+// Lease length is leaseSeconds, else the queue's leaseTime (0 means 60 s).
+func TestLeaseDuration(t *testing.T) {
 	t.Parallel()
 	zero, ten := 0, 10
 	tests := []struct {
@@ -41,9 +41,9 @@ func TestLeaseDuration_R3_R35_R59_R60(t *testing.T) {
 	}
 }
 
-// R61, R62, R63, R64: extend renews every partition still held, never shortens, and reports
+// Extend renews every partition still held, never shortens, and reports
 // why a lease cannot be renewed.
-func TestExtend_R61_R62_R63_R64(t *testing.T) {
+func TestExtend(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a")
@@ -80,8 +80,8 @@ func TestExtend_R61_R62_R63_R64(t *testing.T) {
 	assert.Equal(t, "Lease already expired", ext.Error)
 }
 
-// R34: autopilot batch B starts at 100, doubles after a quick full batch, halves on expiry.
-func TestAutopilotBatch_R34(t *testing.T) {
+// Autopilot batch B starts at 100, doubles after a quick full batch, halves on expiry.
+func TestAutopilotBatch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	items := make([]PushItem, 5000)
@@ -131,8 +131,8 @@ func TestAutopilotBatch_R34(t *testing.T) {
 	assert.Len(t, res.Messages, 500)
 }
 
-// R34: without partitions, autopilot claims ⌊ready / waiting pops⌋ partitions, 1..64.
-func TestAutopilotPartitions_R34(t *testing.T) {
+// Without partitions, autopilot claims ⌊ready / waiting pops⌋ partitions, 1..64.
+func TestAutopilotPartitions(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, 1, autopilotPartitions(0, 1))
 	assert.Equal(t, 4, autopilotPartitions(9, 2))

@@ -22,9 +22,9 @@ func heapAfterGC() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// R150: a push wakes only the waiting pops that can take one of its messages, in arrival order
+// A push wakes only the waiting pops that can take one of its messages, in arrival order
 // among those; pops that cannot are not even looked at.
-func TestPushWakesOnlyPopsItCanServe_R24_R150(t *testing.T) {
+func TestPushWakesOnlyPopsItCanServe(t *testing.T) {
 	t.Parallel()
 	f, parked := newParkedFixture(t)
 	f.push("q", "a", "seed")
@@ -68,9 +68,9 @@ func TestPushWakesOnlyPopsItCanServe_R24_R150(t *testing.T) {
 	}
 }
 
-// R151: however a lease ends, nothing of it stays once its messages are settled or handed out
-// again under a lease that ended in turn; an expired one is remembered until then (R63).
-func TestEndedLeasesLeaveNothing_R63_R151(t *testing.T) {
+// However a lease ends, nothing of it stays once its messages are settled or handed out
+// again under a lease that ended in turn; an expired one is remembered until then.
+func TestEndedLeasesLeaveNothing(t *testing.T) {
 	t.Parallel()
 	ends := map[string]func(f *fixture, res PopResult){
 		"completed": func(f *fixture, res PopResult) { f.ack(ackOf(res.Messages[1], "completed")) },
@@ -113,9 +113,9 @@ func TestEndedLeasesLeaveNothing_R63_R151(t *testing.T) {
 	}
 }
 
-// R151: leases that keep expiring on the same messages do not add up.
+// Leases that keep expiring on the same messages do not add up.
 // Not parallel: it measures the heap, which other tests would move.
-func TestExpiredLeasesDoNotAccumulate_R151(t *testing.T) {
+func TestExpiredLeasesDoNotAccumulate(t *testing.T) {
 	f := newFixture(t)
 	f.push("q", "", "a")
 	cycle := func() {
@@ -136,9 +136,9 @@ func TestExpiredLeasesDoNotAccumulate_R151(t *testing.T) {
 	assert.Less(t, after-before, int64(200<<10), "10,000 expired leases kept %d bytes", after-before)
 }
 
-// R145: requests that find no queue, partition, group, lease or dead letter keep nothing for
+// Requests that find no queue, partition, group, lease or dead letter keep nothing for
 // it. Not parallel: it measures the heap, which other tests would move.
-func TestUnknownNamesKeepNoState_R145(t *testing.T) {
+func TestUnknownNamesKeepNoState(t *testing.T) {
 	f := newFixture(t)
 	f.push("q", "", "a")
 	f.pop(PopRequest{Queue: "q", Group: "known", SubscriptionMode: "all"})
@@ -175,9 +175,9 @@ func TestUnknownNamesKeepNoState_R145(t *testing.T) {
 	f.e.mu.Unlock()
 }
 
-// R31, R146: a pop leases at most 10,000 messages, and adds none once their data reaches
+// A pop leases at most 10,000 messages, and adds none once their data reaches
 // 16 MiB, always answering at least one; its lease covers exactly what it handed out.
-func TestPopAnswerBounds_R31_R146(t *testing.T) {
+func TestPopAnswerBounds(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	items := make([]PushItem, maxPopMessages+5)

@@ -5,32 +5,36 @@ import (
 	"time"
 )
 
-// storedMessage is one message in its partition's log; its offset is its index (R14, R15).
+// storedMessage is one message in its partition's log; its offset is its index.
 type storedMessage struct {
 	id        string
 	txID      string
 	traceID   string
 	data      []byte // JSON text
 	createdAt time.Time
-	seq       int64 // engine-wide store order, for "new" starts (R103)
+	seq       int64 // engine-wide store order, for "new" starts
 }
 
 // partition is an append-only log with a transactionId index and one cursor per group.
 type partition struct {
 	id, name string
 	q        *queue
-	order    int64 // creation order, the tie-break between ready partitions (R19)
+	order    int64 // creation order, the tie-break between ready partitions
 	msgs     []storedMessage
 	byTx     map[string]int64
 	groups   map[string]*cursorState
 	dead     deadIndex      // its dead letters (deadletter_index.go)
 	stats    partitionStats // introspection's counters
+
+	slow  slowHeap  // the cursors of groups that do not conflate, furthest back first
+	held  groupView // its slowest view, as if every lease it holds were live (introspect_tally.go)
+	tally tally     // the counts read from held
 }
 
 func (p *partition) lastOffset() int64 { return int64(len(p.msgs)) - 1 }
 
 // firstAtOrAfter is the offset of the first message created at or after t; createdAt never
-// decreases with offset (R139), so the answer splits the log in two.
+// decreases with offset, so the answer splits the log in two.
 func (p *partition) firstAtOrAfter(t time.Time) int64 {
 	return int64(sort.Search(len(p.msgs), func(i int) bool { return !p.msgs[i].createdAt.Before(t) }))
 }
@@ -42,8 +46,9 @@ func (p *partition) firstAfterSeq(seq int64) int64 {
 
 var emptyPayload = []byte("{}")
 
-// store appends a message; offset and createdAt are assigned in this step (R13, R125, R139).
-func (e *Engine) store(p *partition, txID string, traceID string, data []byte) int64 {
+// appendMessage stores a message in p under the given id; offset and createdAt are assigned in this
+// step. data is the push's own, never a caller's buffer.
+func (e *Engine) appendMessage(p *partition, id, txID, traceID string, data []byte) int64 {
 	now := e.now()
 	if n := len(p.msgs); n > 0 && now.Before(p.msgs[n-1].createdAt) {
 		now = p.msgs[n-1].createdAt
@@ -51,14 +56,29 @@ func (e *Engine) store(p *partition, txID string, traceID string, data []byte) i
 	e.seq++
 	off := int64(len(p.msgs))
 	p.msgs = append(p.msgs, storedMessage{
-		id: newMessageID(), txID: txID, traceID: traceID, data: data, createdAt: now, seq: e.seq,
+		id: id, txID: txID, traceID: traceID, data: data, createdAt: now, seq: e.seq,
 	})
 	p.byTx[txID] = off
 	e.rates.ingested.add(now, 1)
 	for _, gc := range p.groups {
-		e.refresh(gc)
+		e.refreshReady(gc)
+	}
+	p.recount()
+	if off == 0 {
+		e.wakeUnplaced(p)
 	}
 	return off
+}
+
+// wakeUnplaced has the pops waiting on p's queue for a group with no cursor in p look again,
+// once p holds its first message: no cursor of theirs becomes ready to tell them (a group
+// whose start is not stored, as on a queue configure made and no push has reached).
+func (e *Engine) wakeUnplaced(p *partition) {
+	for group := range e.waiting[p.q.name] {
+		if p.groups[group] == nil {
+			e.wakeGroup(p.q.name, group)
+		}
+	}
 }
 
 // handedOut builds the wire view of the message at off.

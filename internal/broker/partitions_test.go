@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R19, R32, R88: a multi-partition pop fills each partition from its cursor, oldest first, under
+// A multi-partition pop fills each partition from its cursor, oldest first, under
 // one leaseId; each message is acked with its own partitionId.
-func TestMultiPartitionPop_R19_R32_R88(t *testing.T) {
+func TestMultiPartitionPop(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a1")
@@ -35,8 +35,8 @@ func TestMultiPartitionPop_R19_R32_R88(t *testing.T) {
 	assert.Equal(t, []string{"b3", "c1"}, txIDs(rest.Messages))
 }
 
-// R21: the partition route reads only that partition; partitions has no effect there.
-func TestPartitionRoute_R21(t *testing.T) {
+// The partition route reads only that partition; partitions has no effect there.
+func TestPartitionRoute(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a")
@@ -46,8 +46,8 @@ func TestPartitionRoute_R21(t *testing.T) {
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Partition: "p2"}).Messages)
 }
 
-// R31, R56: a huge batch returns what exists; extra pops of a busy group answer empty.
-func TestHugeBatchAndBusyGroup_R31_R56(t *testing.T) {
+// A huge batch returns what exists; extra pops of a busy group answer empty.
+func TestHugeBatchAndBusyGroup(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")
@@ -56,8 +56,8 @@ func TestHugeBatchAndBusyGroup_R31_R56(t *testing.T) {
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Batch: 1 << 30}).Messages)
 }
 
-// R22: the discovery pop reads one queue matching the labels, with a 60 s lease by default.
-func TestDiscoveryPop_R22(t *testing.T) {
+// The discovery pop reads one queue matching the labels, with a 60 s lease by default.
+func TestDiscoveryPop(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	short := 5

@@ -8,7 +8,7 @@ import (
 )
 
 // grant is what one evaluation handed out, kept for a waiting pop so that an answer its client
-// no longer wants can be taken back (R142).
+// no longer wants can be taken back.
 type grant struct {
 	lease  *lease
 	claims []claim
@@ -22,8 +22,8 @@ type claim struct {
 	first, last              int64
 }
 
-// Pop leases messages (R20–R45), waiting on real time when r.Wait. A ctx done before the answer
-// abandons the pop and leases nothing (R142). A *BadRequest refuses it (R37).
+// Pop leases messages, waiting on real time when r.Wait. A ctx done before the answer
+// abandons the pop and leases nothing. A *BadRequest refuses it.
 func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 	if err := ctx.Err(); err != nil {
 		return PopResult{}, err
@@ -48,6 +48,7 @@ func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 		e.unlock()
 		return res, err
 	}
+	w.blind = e.gen.waitsBlind(w)
 	e.enqueue(w)
 	e.unlock()
 	if e.parked != nil {
@@ -56,7 +57,7 @@ func (e *Engine) Pop(ctx context.Context, r PopRequest) (PopResult, error) {
 	return e.await(ctx, w)
 }
 
-// evaluate is one look at the state for a pop, leasing what it can (R24: a woken pop leases as a
+// evaluate is one look at the state for a pop, leasing what it can (a woken pop leases as a
 // fresh pop would). w is the pop's waiter, queued or about to be; nil for a pop that never waits.
 func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 	e.evaluations++
@@ -67,41 +68,30 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		return e.evaluateDiscovery(r)
 	}
 	queued := w != nil && w.queued
+	if queued && w.blind { // sees nothing until its wait ends (waiters.go)
+		return e.emptyResult(r.Queue, r.Group, r), nil, nil
+	}
 	if !queued {
 		if m := e.storedStart(r.Queue, r.Group); m != nil && m.conflation && r.AutoAck {
 			return PopResult{}, nil, &BadRequest{Msg: "autoAck is not allowed for a conflating consumer group"}
 		}
 	}
-	arrival := e.seq
-	if w != nil && !e.is015() { // 0.15 decides a start when a pop claims, not when it arrives (O27)
-		arrival = w.arrival
-	}
+	arrival := e.gen.arrival(w)
 	q := e.queues[r.Queue]
 	if q == nil {
 		res := e.emptyResult(r.Queue, r.Group, r)
-		if e.is015() {
-			res.Empty = EmptyNoPartition
-			if r.Partition != "" {
-				res.Empty = EmptyPartitionNotFound
-			}
-		} else {
-			e.decidePending(r.Queue, r.Group, r, arrival, w)
-		}
+		res.Empty = e.gen.noQueue(*r, arrival, w)
 		return res, nil, nil
 	}
 	var p *partition
-	parts := q.parts
 	if r.Partition != "" {
-		if p = q.byName[r.Partition]; p == nil { // no state for a partition that is not there (R145)
+		if p = q.byName[r.Partition]; p == nil { // no state for a partition that is not there
 			res := e.emptyResult(r.Queue, r.Group, r)
-			if e.is015() {
-				res.Empty = EmptyPartitionNotFound
-			}
+			res.Empty = e.gen.noPartition()
 			return res, nil, nil
 		}
-		parts = []*partition{p}
 	}
-	e.expireDue() // a lease past its expiry frees its partition now, as a scan would (R54)
+	e.expireDue() // a lease past its expiry frees its partition now, as a scan would
 	_, hadStart := q.groups[r.Group]
 	m := e.decideStart(q, r.Group, r, arrival, w)
 	var ix *groupCursors
@@ -138,18 +128,14 @@ func (e *Engine) evaluate(r *PopRequest, w *waiter) (PopResult, *grant, error) {
 		limit = 1
 	}
 	res, g := e.claim(q, r.Group, m, src, batch, limit, q.leaseDuration(r.LeaseSeconds), r.AutoAck, autoBatch, w != nil)
-	if e.is015() {
-		if !hadStart && !keepStart015(m, parts) {
-			e.dropStart015(m)
-		}
-		if len(res.Messages) == 0 {
-			e.empty015(&res, r, parts, !hadStart && m.start != startAll)
-		}
+	res = e.gen.claimed(res, m, q, p, hadStart)
+	if q.groups[r.Group] != m { // the mode forgot the start this pop decided
+		e.groupChanged(q, r.Group)
 	}
 	return res, g, nil
 }
 
-// checkConflationRequest refuses the request-level conflation conflicts (R37).
+// checkConflationRequest refuses the request-level conflation conflicts.
 func checkConflationRequest(r *PopRequest) error {
 	switch {
 	case r.Conflation && r.Group == QueueMode:
@@ -160,7 +146,7 @@ func checkConflationRequest(r *PopRequest) error {
 	return nil
 }
 
-// evaluateDiscovery is the label pop (R22): one queue per answer, 60 s lease by default.
+// evaluateDiscovery is the label pop: one queue per answer, 60 s lease by default.
 func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 	if r.Namespace == "" && r.Task == "" {
 		return PopResult{}, nil, &BadRequest{Msg: "namespace or task is required"}
@@ -188,7 +174,7 @@ func (e *Engine) evaluateDiscovery(r *PopRequest) (PopResult, *grant, error) {
 	}
 	if bestQ == nil {
 		// The group's stored choice decides, as on a queue pop; with no queue matched, the
-		// request does (R36).
+		// request does.
 		if !matched {
 			conflating = r.Conflation && r.Group != QueueMode
 		}
@@ -216,7 +202,7 @@ func (o onePartition) top() *cursorState {
 	return o.gc
 }
 
-// olderThan orders ready cursors of different queues as pops take them (R19).
+// olderThan orders ready cursors of different queues as pops take them.
 func olderThan(a, b *cursorState) bool {
 	ta, tb := a.readyAt, b.readyAt
 	if !ta.Equal(tb) {
@@ -228,15 +214,15 @@ func olderThan(a, b *cursorState) bool {
 	return a.p.order < b.p.order
 }
 
-// Bounds of one pop's answer (R31, R146).
+// Bounds of one pop's answer.
 const (
 	maxPopMessages = 10_000
 	maxPopBytes    = 16 << 20 // of data; the message that reaches it is the last one added
 )
 
 // claim hands out up to batch messages from up to limit ready partitions, filling each from its
-// cursor before taking the next (R29, R32, R50), under one lease unless autoAck (R38). It stops
-// at maxPopMessages, or after the message whose data reaches maxPopBytes (R146).
+// cursor before taking the next, under one lease unless autoAck. It stops
+// at maxPopMessages, or after the message whose data reaches maxPopBytes.
 func (e *Engine) claim(q *queue, group string, m *groupMeta, src readySource, batch, limit int,
 	d time.Duration, autoAck bool, autoBatch int, keepGrant bool) (PopResult, *grant) {
 	res := PopResult{Queue: q.name, ConsumerGroup: group}
@@ -269,7 +255,7 @@ func (e *Engine) claim(q *queue, group string, m *groupMeta, src readySource, ba
 		c := claim{gc: gc, prevCursor: gc.cursor, prevRetries: gc.retries, prevRetryOff: gc.retryOff, prevConsumption: gc.consumption}
 		if m.conflation {
 			before := gc.cursor
-			e.advance(gc, gc.p.lastOffset()-1) // older messages are done for the group (R36)
+			e.advance(gc, gc.p.lastOffset()-1) // older messages are done for the group
 			e.skipped(gc, before)
 		}
 		first := gc.cursor + 1
@@ -314,7 +300,7 @@ func (e *Engine) claim(q *queue, group string, m *groupMeta, src readySource, ba
 }
 
 // emptyResult is the answer of a pop that found nothing: 204, or 200 {"messages":[]} for a
-// conflating group (R36, R41).
+// conflating group.
 func (e *Engine) emptyResult(queueName, group string, r *PopRequest) PopResult {
 	conflating := group != QueueMode && r.Conflation
 	if m := e.storedStart(queueName, group); m != nil {
@@ -324,7 +310,7 @@ func (e *Engine) emptyResult(queueName, group string, r *PopRequest) PopResult {
 }
 
 // undo takes back what a grant handed out, as if it never had been: deliveries uncounted, the
-// cursor and budget restored where nothing moved them since (R142).
+// cursor and budget restored where nothing moved them since.
 func (e *Engine) undo(g *grant) {
 	l := g.lease
 	for _, c := range g.claims {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Defaults of a queue created by a push or configured without options (R3, R4, R5).
+// Defaults of a queue created by a push or configured without options.
 const (
 	defaultLeaseSeconds = 60
 	defaultRetryLimit   = 3
@@ -20,7 +20,7 @@ type queue struct {
 	order                     int64
 	created                   time.Time
 
-	leaseTime       int // seconds; 0 means 60 (R60)
+	leaseTime       int // seconds; 0 means 60
 	retryLimit      int
 	deadLetterQueue bool
 	options         map[string][]byte
@@ -32,9 +32,12 @@ type queue struct {
 
 	dead        deadIndex             // its dead letters (deadletter_index.go)
 	deadByGroup map[string]*deadIndex // by the group that filed them
+
+	sum     tally    // its partitions' tallies summed (introspect_tally.go)
+	special []string // the attached groups its partitions' heaps may not cover, in byte order
 }
 
-// queueFor returns the named queue, creating it with the push defaults (R1, R3, R4).
+// queueFor returns the named queue, creating it with the push defaults.
 func (e *Engine) queueFor(name string) *queue {
 	if q := e.queues[name]; q != nil {
 		return q
@@ -45,22 +48,23 @@ func (e *Engine) queueFor(name string) *queue {
 		name:            name,
 		order:           e.queueSeq,
 		created:         e.now(),
-		leaseTime:       e.defaultLease(),
+		leaseTime:       e.gen.defaultLease(),
 		retryLimit:      defaultRetryLimit,
-		deadLetterQueue: true,
+		deadLetterQueue: e.gen.deadLetterDefault(),
 		byName:          make(map[string]*partition),
 		groups:          make(map[string]*groupMeta),
 		cursors:         make(map[string]*groupCursors),
 		deadByGroup:     make(map[string]*deadIndex),
 	}
+	q.namespace = e.gen.createdNamespace(name) // a configure creating it names its own
 	e.queues[name] = q
 	e.order = append(e.order, q)
-	e.takePending(q)    // starts decided before the queue existed (R102)
+	e.takePending(q)    // starts decided before the queue existed
 	e.wakeQueue(q.name) // its waiting pops decide their starts now
 	return q
 }
 
-// partitionFor returns the named partition of q, creating it (R2); "" names Default.
+// partitionFor returns the named partition of q, creating it; "" names Default.
 func (e *Engine) partitionFor(q *queue, name string) *partition {
 	if name == "" {
 		name = defaultPartition
@@ -81,6 +85,7 @@ func (e *Engine) partitionFor(q *queue, name string) *partition {
 	q.parts = append(q.parts, p)
 	q.byName[name] = p
 	e.partitions[p.id] = p
+	p.recount()
 	for _, m := range q.groups {
 		if m.complete {
 			e.placeCursor(p, m.group, m.initialCursor(p))
@@ -90,7 +95,7 @@ func (e *Engine) partitionFor(q *queue, name string) *partition {
 	return p
 }
 
-// leaseDuration is a pop's lease: leaseSeconds when sent, else the queue's leaseTime (R59, R60).
+// leaseDuration is a pop's lease: leaseSeconds when sent, else the queue's leaseTime.
 func (q *queue) leaseDuration(leaseSeconds int) time.Duration {
 	s := leaseSeconds
 	if s <= 0 {

@@ -1,6 +1,8 @@
 package broker
 
-// The ready index lets a pop find its partitions without looking at the others (R150).
+import "container/heap"
+
+// The ready index lets a pop find its partitions without looking at the others.
 //
 // A group's cursors on a queue hang off one groupCursors (q.cursors[group]), whose ready set
 // is a heap of the cursors a pop of the group can take. Invariants, true whenever the engine's
@@ -11,7 +13,7 @@ package broker
 //     or read under a start 0.15 did not store, as 0.15 keeps them).
 //   - gc is in gc.ix.ready exactly when it is ready: no lease of the group holds it and a
 //     message lies above its cursor. Its key is readyAt, the createdAt of that first message,
-//     then the partition's creation order: the order in which pops take ready partitions (R19).
+//     then the partition's creation order: the order in which pops take ready partitions.
 //   - A lease whose expiry has passed still counts as live until the next pop or ack looks
 //     (expireDue, liveLease), as it did before there was an index.
 // Every change to a cursor, a lease hold or a partition's log ends with refresh(gc) (or
@@ -110,9 +112,17 @@ func (s readySet) top() *cursorState {
 }
 
 // refresh puts gc where the ready invariant wants it, after any change to its cursor, its
-// lease or its partition's log. A cursor that becomes ready wakes the group's waiting pops
-// that can read its partition.
+// lease, its retry counter or its partition's log, and recounts the partition for
+// introspection. A cursor that becomes ready wakes the group's waiting pops that can read its
+// partition.
 func (e *Engine) refresh(gc *cursorState) {
+	e.refreshReady(gc)
+	gc.p.cursorChanged(gc)
+}
+
+// refreshReady is refresh without the recount, for a change that recounts the partition once
+// for all its cursors (a push).
+func (e *Engine) refreshReady(gc *cursorState) {
 	ready := gc.lease == nil && gc.available() > 0
 	if !ready {
 		if gc.readyIdx >= 0 {
@@ -147,10 +157,16 @@ func (e *Engine) cursorsOf(q *queue, group string) *groupCursors {
 // placeCursor gives the group a cursor in p at offset cursor.
 func (e *Engine) placeCursor(p *partition, group string, cursor int64) *cursorState {
 	ix := e.cursorsOf(p.q, group)
-	gc := &cursorState{p: p, ix: ix, group: group, cursor: cursor, readyIdx: -1}
+	gc := &cursorState{p: p, ix: ix, group: group, cursor: cursor, readyIdx: -1, slowIdx: -1}
 	p.groups[group] = gc
 	ix.n++
+	if keepsSlow(gc) {
+		heap.Push(&p.slow, gc)
+	}
 	e.refresh(gc)
+	if ix.n == 1 && p.q.groups[group] == nil { // attached by this cursor alone (0.15 acks)
+		e.groupChanged(p.q, group)
+	}
 	return gc
 }
 
@@ -166,6 +182,7 @@ func (e *Engine) completeCursors(m *groupMeta) {
 			e.placeCursor(p, m.group, m.initialCursor(p))
 		}
 	}
+	m.q.listSpecial() // the heaps cover it now; no partition's counts changed
 }
 
 // cursorIn is the group's cursor in p, placed at the group's start if it has none.
@@ -185,13 +202,18 @@ func (e *Engine) dropCursor(gc *cursorState) {
 		gc.ix.ready.remove(gc)
 	}
 	e.clearExpired(gc)
+	if gc.slowIdx >= 0 {
+		heap.Remove(&gc.p.slow, gc.slowIdx)
+	}
 	delete(gc.p.groups, gc.group)
 	if gc.ix.n--; gc.ix.n == 0 && gc.ix.q.cursors[gc.group] == gc.ix {
 		delete(gc.ix.q.cursors, gc.group)
 	}
+	gc.p.recount()
 }
 
-// dropCursors deletes every cursor of the group on q and reports how many counted.
+// dropCursors deletes every cursor of the group on q and reports how many counted. The caller
+// follows it with groupChanged.
 func (e *Engine) dropCursors(q *queue, group string) (counted int) {
 	if q.cursors[group] == nil {
 		return 0

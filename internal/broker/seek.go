@@ -2,13 +2,16 @@ package broker
 
 import "time"
 
-// Seek moves a group's cursors on a queue to ts, or to the end (R110–R115).
+// Seek moves a group's cursors on a queue to ts, or to the end.
 func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
 	e.mu.Lock()
 	defer e.unlock()
-	if e.is015() {
-		return e.seek015(group, queue, toEnd, ts), nil
-	}
+	return e.gen.seek(group, queue, toEnd, ts)
+}
+
+// seek moves every partition's cursor of the group, creating the group's start when it has
+// none; an unknown queue is ErrQueueNotFound.
+func (e v20) seek(group, queue string, toEnd bool, ts time.Time) (SeekResult, error) {
 	q := e.queues[queue]
 	if q == nil {
 		return SeekResult{}, ErrQueueNotFound
@@ -29,14 +32,14 @@ func (e *Engine) Seek(group, queue string, toEnd bool, ts time.Time) (SeekResult
 	for _, p := range q.parts {
 		gc := p.groups[group]
 		gc.visited = true
-		e.release(gc) // the in-flight batch is abandoned, not acked (R111)
+		e.release(gc) // the in-flight batch is abandoned, not acked
 		if toEnd {
 			gc.cursor = p.lastOffset()
 		} else {
-			gc.cursor = p.firstAtOrAfter(ts) - 1 // before the first message: read from it (R115)
+			gc.cursor = p.firstAtOrAfter(ts) - 1 // before the first message: read from it
 		}
 		gc.retries = 0
-		e.clearExpired(gc) // the seek takes what an expired lease left (R151)
+		e.clearExpired(gc) // the seek takes what an expired lease left
 		e.refresh(gc)
 	}
 	e.wakeGroup(q.name, group)

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R110, R114, R115: a seek to T returns exactly the messages pushed at or after T, in every
+// A seek to T returns exactly the messages pushed at or after T, in every
 // partition; to before the first message reads from it.
-func TestSeekToTimestamp_R110_R114_R115(t *testing.T) {
+func TestSeekToTimestamp(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a")
@@ -34,8 +34,8 @@ func TestSeekToTimestamp_R110_R114_R115(t *testing.T) {
 	assert.Equal(t, []int{2, 3}, attempts(got.Messages))
 }
 
-// R110, R111: seek toEnd, and a seek releases live leases, resets counters and wakes waiters.
-func TestSeekToEndReleasesLeases_R110_R111(t *testing.T) {
+// Seek toEnd, and a seek releases live leases, resets counters and wakes waiters.
+func TestSeekToEndReleasesLeases(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	pushed := f.push("q", "", "a", "b")
@@ -56,8 +56,9 @@ func TestSeekToEndReleasesLeases_R110_R111(t *testing.T) {
 	assert.Equal(t, []string{"c"}, txIDs(f.pop(PopRequest{Queue: "q", Group: "g"}).Messages))
 }
 
-// R110: a group with no stored start gets one from the seek; R113 unknown queue.
-func TestSeekGivesAStart_R110_R113(t *testing.T) {
+// A group with no stored start gets one from the seek; a seek of an unknown queue is
+// ErrQueueNotFound.
+func TestSeekGivesAStart(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	_, err := f.e.Seek("g", "nope", true, time.Time{})

@@ -5,13 +5,13 @@ import "time"
 type startKind uint8
 
 const (
-	startAll  startKind = iota // offset 0 (R104, R107)
-	startNew                   // messages stored after the deciding pop arrived (R103)
-	startFrom                  // messages created at or after a time (R105)
+	startAll  startKind = iota // offset 0
+	startNew                   // messages stored after the deciding pop arrived
+	startFrom                  // messages created at or after a time
 )
 
 // groupMeta is what a group keeps on a queue beyond its cursors: its start and conflation
-// choice, decided by its first pop (R102, R36), its autopilot batch size (R34), and the index
+// choice, decided by its first pop, its autopilot batch size, and the index
 // of its ready cursors (ready.go).
 type groupMeta struct {
 	q     *queue // nil while pending (the queue does not exist yet)
@@ -22,10 +22,10 @@ type groupMeta struct {
 	from       time.Time
 	conflation bool
 	batch      int
-	decidedAt  time.Time // when the start was decided, for introspection (R161)
+	decidedAt  time.Time // when the start was decided, for introspection
 
 	// decidedBy is the waiting pop whose arrival decided the start, while no other pop of the
-	// group has used it; if that pop is abandoned the decision is forgotten (R142).
+	// group has used it; if that pop is abandoned the decision is forgotten.
 	decidedBy *waiter
 
 	// complete is set once the group has a cursor in every partition of q, placed when it
@@ -34,9 +34,21 @@ type groupMeta struct {
 	complete bool
 
 	pendingAt int64 // position in the pending table while pending
+
+	// onlyFor is the partition whose pop decided the start on 0.15, which stores such a
+	// start for that partition alone; nil when a queue-wide pop decided it (compat015.go).
+	onlyFor *partition
 }
 
 func (m *groupMeta) initialCursor(p *partition) int64 {
+	if m.onlyFor != nil && m.onlyFor != p && m.start == startNew {
+		return p.lastOffset() // decided again, as of the pop that first reads p
+	}
+	return m.startCursor(p)
+}
+
+// startCursor is where the start as decided places a cursor in p.
+func (m *groupMeta) startCursor(p *partition) int64 {
 	switch m.start {
 	case startNew:
 		return p.firstAfterSeq(m.seq) - 1
@@ -47,7 +59,7 @@ func (m *groupMeta) initialCursor(p *partition) int64 {
 }
 
 // decideStart returns the group's stored start on q, deciding it from this pop when the group
-// has none (R102–R109). arrival is the store step at which the pop arrived.
+// has none. arrival is the store step at which the pop arrived.
 func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int64, w *waiter) *groupMeta {
 	if m := q.groups[group]; m != nil {
 		if m.decidedBy != w {
@@ -65,11 +77,12 @@ func (e *Engine) decideStart(q *queue, group string, r *PopRequest, arrival int6
 func (e *Engine) adoptStart(q *queue, m *groupMeta) {
 	m.q = q
 	q.groups[m.group] = m
+	e.groupChanged(q, m.group)
 }
 
 // Starts decided on queues that do not exist yet wait in a table bounded in bytes: a pop that
-// finds no queue must not make the broker hold memory without limit (R145), so beyond the
-// budget the oldest decisions are forgotten first (the group then decides again, R102).
+// finds no queue must not make the broker hold memory without limit, so beyond the
+// budget the oldest decisions are forgotten first (the group then decides again).
 const (
 	pendingBudget   = 64 << 10 // bytes of names and bookkeeping
 	pendingOverhead = 256      // bytes counted per entry besides its names
@@ -78,8 +91,8 @@ const (
 func pendingCost(queueName, group string) int { return len(queueName) + len(group) + pendingOverhead }
 
 // decidePending is decideStart for a queue that does not exist yet: the pop's start waits in
-// e.pending until the queue is created, and a new start still counts from this arrival
-// (R102, R103). Queue mode has nothing to decide (R107).
+// e.pending until the queue is created, and a new start still counts from this arrival.
+// Queue mode has nothing to decide.
 func (e *Engine) decidePending(queueName, group string, r *PopRequest, arrival int64, w *waiter) {
 	if group == QueueMode {
 		return
@@ -132,17 +145,6 @@ type pendingEntry struct {
 	at           int64
 }
 
-// dropStart015 forgets a start 0.15 does not store (O14, O27), with the cursors its pop
-// placed but did not read: a later pop decides afresh, from its own arrival.
-func (e *Engine) dropStart015(m *groupMeta) {
-	delete(m.q.groups, m.group)
-	for _, p := range m.q.parts {
-		if gc := p.groups[m.group]; gc != nil && gc.lease == nil && !gc.counted() {
-			e.dropCursor(gc)
-		}
-	}
-}
-
 // dropPending forgets a pending start.
 func (e *Engine) dropPending(queueName, group string) {
 	groups := e.pending[queueName]
@@ -160,7 +162,7 @@ func (e *Engine) dropPending(queueName, group string) {
 	}
 }
 
-// takePending hands a created queue the starts decided before it existed (R102).
+// takePending hands a created queue the starts decided before it existed.
 func (e *Engine) takePending(q *queue) {
 	groups := e.pending[q.name]
 	for group, m := range groups {
@@ -191,7 +193,7 @@ func (e *Engine) storedStart(queueName, group string) *groupMeta {
 	return e.pending[queueName][group]
 }
 
-// forgetStart undoes a start decided by an abandoned waiting pop (R142): nothing else of the
+// forgetStart undoes a start decided by an abandoned waiting pop: nothing else of the
 // group used it, so its cursors on the queue are still the ones that decision placed.
 func (e *Engine) forgetStart(w *waiter) {
 	q := e.queues[w.req.Queue]
@@ -207,6 +209,7 @@ func (e *Engine) forgetStart(w *waiter) {
 	}
 	delete(q.groups, w.group)
 	e.dropCursors(q, w.group)
+	e.groupChanged(q, w.group)
 }
 
 // settle marks a waiting pop answered: a start it decided now stands.

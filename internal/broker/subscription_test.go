@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R102–R109: a group's first pop decides its start; later pops change nothing.
-func TestSubscriptionStarts_R102_R103_R104_R105_R107_R108_R109(t *testing.T) {
+// A group's first pop decides its start; later pops change nothing.
+func TestSubscriptionStarts(t *testing.T) {
 	t.Parallel()
 	at := func(d time.Duration) *time.Time { v := epoch.Add(d); return &v }
 	tests := []struct {
@@ -18,13 +18,13 @@ func TestSubscriptionStarts_R102_R103_R104_R105_R107_R108_R109(t *testing.T) {
 		first PopRequest
 		want  []string // after "late" is pushed
 	}{
-		{"default is new (R103, R109)", PopRequest{}, []string{"late"}},
+		{"default is new", PopRequest{}, []string{"late"}},
 		{"new", PopRequest{SubscriptionMode: "new"}, []string{"late"}},
-		{"all (R104)", PopRequest{SubscriptionMode: "all"}, []string{"a", "b", "c", "late"}},
-		{"from a time (R105)", PopRequest{SubscriptionFrom: at(time.Minute)}, []string{"b", "c", "late"}},
-		{"from beats mode (R105)", PopRequest{SubscriptionMode: "all", SubscriptionFrom: at(2 * time.Minute)}, []string{"c", "late"}},
-		{"from=now means new (R105)", PopRequest{SubscriptionMode: "all", FromNow: true}, []string{"late"}},
-		{"queue mode reads everything (R107)", PopRequest{Group: QueueMode, SubscriptionMode: "new"}, []string{"a", "b", "c", "late"}},
+		{"all", PopRequest{SubscriptionMode: "all"}, []string{"a", "b", "c", "late"}},
+		{"from a time", PopRequest{SubscriptionFrom: at(time.Minute)}, []string{"b", "c", "late"}},
+		{"from beats mode", PopRequest{SubscriptionMode: "all", SubscriptionFrom: at(2 * time.Minute)}, []string{"c", "late"}},
+		{"from=now means new", PopRequest{SubscriptionMode: "all", FromNow: true}, []string{"late"}},
+		{"queue mode reads everything", PopRequest{Group: QueueMode, SubscriptionMode: "new"}, []string{"a", "b", "c", "late"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,9 +45,9 @@ func TestSubscriptionStarts_R102_R103_R104_R105_R107_R108_R109(t *testing.T) {
 			if len(got) > 0 {
 				f.ack(ackOf(first.Messages[0], "retry")) // give them back
 			}
-			// R102: a later pop with another mode changes nothing.
+			// A later pop with another mode changes nothing.
 			f.push("q", "", "late")
-			f.push("q", "other", "late") // R108: the start applies to later partitions too
+			f.push("q", "other", "late") // The start applies to later partitions too
 			next := f.pop(PopRequest{Queue: "q", Group: r.Group, SubscriptionMode: "all", Partition: "Default", Batch: 10})
 			assert.Equal(t, tc.want, txIDs(next.Messages))
 			later := f.pop(PopRequest{Queue: "q", Group: r.Group, Partition: "other"})
@@ -56,21 +56,21 @@ func TestSubscriptionStarts_R102_R103_R104_R105_R107_R108_R109(t *testing.T) {
 	}
 }
 
-// R45, R102, R103: a first pop on a queue not created yet decides the group's start, which the
+// A first pop on a queue not created yet decides the group's start, which the
 // queue adopts once a push creates it; a new start counts from that pop's arrival.
-func TestStartDecidedOnlyOnceQueueExists_R45_R102(t *testing.T) {
+func TestStartDecidedOnlyOnceQueueExists(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	// g's first pop, before q exists, decides "all"; the later "new" pop changes nothing.
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "all"}).Messages)
-	// h's first pop decides "new" as of its arrival, which is before the push below (R103).
+	// h's first pop decides "new" as of its arrival, which is before the push below.
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "h"}).Messages)
-	// c's first pop makes it conflating there, so autoAck is refused before q exists (R37).
+	// c's first pop makes it conflating there, so autoAck is refused before q exists.
 	assert.True(t, f.pop(PopRequest{Queue: "q", Group: "c", Conflation: true}).ConflatingEmpty)
 	_, err := f.e.Pop(context.Background(), PopRequest{Queue: "q", Group: "c", AutoAck: true})
 	var bad *BadRequest
 	require.ErrorAs(t, err, &bad)
-	require.ErrorIs(t, f.e.DeleteQueue("q"), ErrQueueNotFound, "a pop creates no queue (R45)")
+	require.ErrorIs(t, f.e.DeleteQueue("q"), ErrQueueNotFound, "a pop creates no queue")
 
 	f.push("q", "", "a")
 	assert.Equal(t, []string{"a"}, txIDs(f.pop(PopRequest{Queue: "q", Group: "g", SubscriptionMode: "new"}).Messages))
@@ -81,8 +81,8 @@ func TestStartDecidedOnlyOnceQueueExists_R45_R102(t *testing.T) {
 	assert.Empty(t, f.pop(PopRequest{Queue: "q", Group: "late"}).Messages)
 }
 
-// R36: a conflating group gets only the newest message per partition, stored on its first pop.
-func TestConflation_R36_R102(t *testing.T) {
+// A conflating group gets only the newest message per partition, stored on its first pop.
+func TestConflation(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "p1", "a1", "a2", "a3")
@@ -111,8 +111,8 @@ func TestConflation_R36_R102(t *testing.T) {
 	assert.False(t, f.pop(PopRequest{Queue: "q", Group: "other"}).ConflatingEmpty)
 }
 
-// R37: the conflation refusals, and a refused pop decides nothing.
-func TestConflationRefusals_R37_R102(t *testing.T) {
+// The conflation refusals, and a refused pop decides nothing.
+func TestConflationRefusals(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a")
@@ -129,8 +129,8 @@ func TestConflationRefusals_R37_R102(t *testing.T) {
 	assert.Equal(t, []string{"a"}, txIDs(res.Messages))
 }
 
-// R38, R121, R57: autoAck hands out without a lease, moves the cursor and counts the delivery.
-func TestAutoAck_R38_R121_R57(t *testing.T) {
+// AutoAck hands out without a lease, moves the cursor and counts the delivery.
+func TestAutoAck(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b", "c")
@@ -139,12 +139,12 @@ func TestAutoAck_R38_R121_R57(t *testing.T) {
 	assert.Empty(t, res.LeaseID)
 	assert.Empty(t, res.Messages[0].LeaseID)
 	out := f.ack(ackOf(res.Messages[0], "failed"))
-	assert.True(t, out[0].Success, "a later ack finds it done (R68)")
+	assert.True(t, out[0].Success, "a later ack finds it done")
 	assert.False(t, out[0].DLQ)
 	next := f.pop(PopRequest{Queue: "q", Batch: 5})
 	assert.Equal(t, []string{"c"}, txIDs(next.Messages))
 	_, err := f.e.Seek(QueueMode, "q", false, epoch.Add(-time.Hour))
 	require.NoError(t, err)
 	back := f.pop(PopRequest{Queue: "q", Batch: 5})
-	assert.Equal(t, []int{2, 2, 2}, attempts(back.Messages), "autoAck deliveries count (R57)")
+	assert.Equal(t, []int{2, 2, 2}, attempts(back.Messages), "autoAck deliveries count")
 }

@@ -6,21 +6,22 @@ import (
 	"github.com/google/uuid"
 )
 
-// Transaction applies ack and push operations all or nothing (R126–R130): every operation is
+// Transaction applies ack and push operations all or nothing: every operation is
 // checked against the state first, and only then is anything applied.
 func (e *Engine) Transaction(ops []TxOp) TxResult {
 	e.mu.Lock()
 	defer e.unlock()
-	txID := uuid.NewString()
-	if e.is015() {
-		return e.transaction015(txID, ops)
-	}
+	return e.gen.transaction(uuid.NewString(), ops)
+}
+
+// transaction applies the acks together like one batch ack, then the pushes in order.
+func (e v20) transaction(txID string, ops []TxOp) TxResult {
 	plan, failed, reason := e.checkTransaction(ops)
 	if failed >= 0 {
 		return rollback(txID, failed, reason)
 	}
 	acks, accepted := plan.acks, plan.accepted
-	// Acks apply together like one batch ack (R128), then the pushes in order.
+	// Acks apply together like one batch ack, then the pushes in order.
 	e.applyAcks(accepted, acks)
 	entries := make([]TxEntry, 0, len(ops))
 	ackN := 0
@@ -48,21 +49,21 @@ func (e *Engine) Transaction(ops []TxOp) TxResult {
 
 // RefuseTransaction answers a transaction whose operation op could not be read (malformed push
 // items): it rolls back at the first operation before op that the state refuses, else at op
-// with reason, so the error names the first failure in request order (R127). Nothing is
+// with reason, so the error names the first failure in request order. Nothing is
 // applied.
 func (e *Engine) RefuseTransaction(ops []TxOp, op int, reason string) TxResult {
 	e.mu.Lock()
 	defer e.unlock()
-	failed, why := -1, ""
-	if e.is015() {
-		_, failed, why = e.checkTransaction015(ops[:op])
-	} else {
-		_, failed, why = e.checkTransaction(ops[:op])
-	}
+	failed, why := e.gen.refusal(ops[:op])
 	if failed < 0 {
 		failed, why = op, reason
 	}
 	return rollback(uuid.NewString(), failed, why)
+}
+
+func (e v20) refusal(ops []TxOp) (failed int, reason string) {
+	_, failed, reason = e.checkTransaction(ops)
+	return failed, reason
 }
 
 // rollback is the answer of a transaction that failed at operation op.

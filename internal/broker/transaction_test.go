@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// R126, R127, R128: acks and pushes apply together; results in request order.
-func TestTransactionCommits_R126_R127_R128(t *testing.T) {
+// Acks and pushes apply together; results in request order.
+func TestTransactionCommits(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("in", "", "a", "b")
@@ -38,8 +38,8 @@ func TestTransactionCommits_R126_R127_R128(t *testing.T) {
 	assert.Empty(t, f.pop(PopRequest{Queue: "in"}).Messages)
 }
 
-// R126, R127: a refused ack or an unknown type rolls everything back.
-func TestTransactionRollsBack_R126_R127(t *testing.T) {
+// A refused ack or an unknown type rolls everything back.
+func TestTransactionRollsBack(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -85,9 +85,9 @@ func TestTransactionRollsBack_R126_R127(t *testing.T) {
 	}
 }
 
-// R128: transaction acks behave like one batch ack: failed spends the budget once, retry works,
+// Transaction acks behave like one batch ack: failed spends the budget once, retry works,
 // each op names its own group.
-func TestTransactionAcksAreABatch_R119_R128(t *testing.T) {
+func TestTransactionAcksAreABatch(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.push("q", "", "a", "b")

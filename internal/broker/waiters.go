@@ -8,7 +8,7 @@ import (
 )
 
 // Waiting pops are kept per (queue, group), queue-wide ones apart from those of each partition,
-// so that a change wakes only the pops that it can serve (R24, R150):
+// so that a change wakes only the pops that it can serve:
 //   - a cursor that becomes ready (ready.go) notes its partition for its group's waiters;
 //   - unlock then serves, in arrival order, the first waiting pop that can lease from a noted
 //     partition (a queue-wide pop needs any ready partition, a partition pop its own), and
@@ -18,13 +18,16 @@ import (
 // While a queue-wide pop of a group waits, none of the group's partitions on that queue is
 // ready; while a partition pop waits, its partition is not ready for its group.
 
-// waiter is a long-polling pop parked until a state change can satisfy it (R24).
+// waiter is a long-polling pop parked until a state change can satisfy it.
 type waiter struct {
 	req     PopRequest
 	group   string
-	arrival int64 // store step at arrival: a "new" start counts from here (R102)
+	arrival int64 // store step at arrival: a "new" start counts from here
 	order   int64 // arrival order among waiting pops
 	queued  bool
+	// blind is set on a wait that nothing pushed meanwhile serves: it looks again only when
+	// its timeout passes (a 0.15 first pop of a "new" group, compat015.go).
+	blind bool
 
 	ch     chan struct{} // closed once answered
 	done   bool
@@ -182,16 +185,16 @@ func (e *Engine) serveWaiting(k groupKey, n *wakeNote) {
 			return
 		}
 		var best *waiter
-		if ix := q.cursors[k.group]; ix != nil && len(wl.wide) > 0 && ix.ready.top() != nil {
-			best = wl.wide[0]
+		if ix := q.cursors[k.group]; ix != nil && ix.ready.top() != nil {
+			best = firstSeeing(wl.wide)
 		}
 		for _, p := range n.parts {
-			list := wl.parts[p.name]
-			if len(list) == 0 || (best != nil && best.order < list[0].order) {
+			first := firstSeeing(wl.parts[p.name])
+			if first == nil || (best != nil && best.order < first.order) {
 				continue
 			}
 			if gc := p.groups[k.group]; gc != nil && gc.readyIdx >= 0 && q.byName[p.name] == p {
-				best = list[0]
+				best = first
 			}
 		}
 		if best == nil {
@@ -204,6 +207,16 @@ func (e *Engine) serveWaiting(k groupKey, n *wakeNote) {
 		e.dequeue(best)
 		e.answer(best, res, g, err)
 	}
+}
+
+// firstSeeing is the first of list that is not blind, nil if none.
+func firstSeeing(list []*waiter) *waiter {
+	for _, w := range list {
+		if !w.blind {
+			return w
+		}
+	}
+	return nil
 }
 
 // serveAll looks at every waiting pop of (queue, group) in arrival order, each as a fresh pop.
@@ -237,7 +250,7 @@ func (e *Engine) answer(w *waiter, res PopResult, g *grant, err error) {
 }
 
 // await parks the calling pop until it is answered, its timeout passes on real time, or its
-// client goes away (R24, R142). A client gone by the time the pop is settled gets nothing, even
+// client goes away. A client gone by the time the pop is settled gets nothing, even
 // if an answer was handed over meanwhile: that answer is taken back.
 func (e *Engine) await(ctx context.Context, w *waiter) (PopResult, error) {
 	timer := time.NewTimer(w.req.Timeout)
@@ -261,6 +274,9 @@ func (e *Engine) await(ctx context.Context, w *waiter) (PopResult, error) {
 	e.settle(w)
 	if !w.done {
 		e.dequeue(w) // timed out
+		if w.blind {
+			return e.recheck(w)
+		}
 		return e.emptyResult(w.req.Queue, w.group, &w.req), nil
 	}
 	return w.result, w.err

@@ -1,6 +1,6 @@
 package wire
 
-// AckRequest is the body of POST /api/v1/ack, and one item of a batch ack.
+// AckRequest is the body of a single ack, and one item of a batch ack.
 type AckRequest struct {
 	TransactionID string `json:"transactionId"`
 	PartitionID   string `json:"partitionId"`
@@ -10,7 +10,7 @@ type AckRequest struct {
 	Error         string `json:"error,omitzero"`
 }
 
-// AckBatchRequest is the body of POST /api/v1/ack/batch. A group named here applies to
+// AckBatchRequest is the body of a batch ack. A group named here applies to
 // every item.
 type AckBatchRequest struct {
 	Acknowledgments []AckRequest `json:"acknowledgments"`

@@ -81,6 +81,18 @@ type PushDuplicate015 struct {
 	TransactionID string `json:"transaction_id"`
 }
 
+// AckResult015 is one ack result as 0.15 sends it: AckResult's keys, in 0.15's order.
+type AckResult015 struct {
+	DLQ           bool    `json:"dlq"`
+	Error         *string `json:"error"`
+	Index         int     `json:"index"`
+	LeaseReleased bool    `json:"leaseReleased"`
+	PartitionName *string `json:"partitionName"`
+	QueueName     *string `json:"queueName"`
+	Success       bool    `json:"success"`
+	TransactionID string  `json:"transactionId"`
+}
+
 // Extend015 is one lease extension result; expiresAt has milliseconds.
 type Extend015 struct {
 	Error     *string  `json:"error"`
@@ -90,20 +102,27 @@ type Extend015 struct {
 	Success   bool     `json:"success"`
 }
 
-// Transaction015 is a committed 0.15 transaction; a rollback is a Failure015.
+// Transaction015 is a committed 0.15 transaction; a rollback is a TxFailure015.
 type Transaction015 struct {
 	Results       []any  `json:"results"` // TxAck015 and TxPush015 entries
 	Success       bool   `json:"success"`
 	TransactionID string `json:"transactionId"`
 }
 
-// TxAck015 is a transaction's ack entry.
+// TxFailure015 is a 0.15 transaction that rolled back: its error, the results so far (none)
+// and its transactionId.
+type TxFailure015 struct {
+	Error         string `json:"error"`
+	Results       []any  `json:"results"`
+	Success       bool   `json:"success"`
+	TransactionID string `json:"transactionId"`
+}
+
+// TxAck015 is a transaction's ack entry: no leaseReleased, no partitionId.
 type TxAck015 struct {
 	DLQ           bool    `json:"dlq"`
 	Error         *string `json:"error"`
 	Index         int     `json:"index"`
-	LeaseReleased bool    `json:"leaseReleased"`
-	PartitionID   string  `json:"partitionId"`
 	Success       bool    `json:"success"`
 	TransactionID string  `json:"transactionId"`
 	Type          string  `json:"type"`
@@ -173,7 +192,7 @@ type Options015 struct {
 	WindowBuffer              int  `json:"windowBuffer"`
 }
 
-// DefaultOptions015 are the options of a 0.15 configure that sets none (capture J1).
+// DefaultOptions015 are the options of a 0.15 configure that sets none.
 func DefaultOptions015() Options015 {
 	return Options015{LeaseTime: 300, RetryDelay: 1000, RetryLimit: 3, TTL: 3600}
 }

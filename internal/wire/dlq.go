@@ -1,6 +1,6 @@
 package wire
 
-// DLQAnswer is the answer of GET /api/v1/dlq. A 0.15 broker sends no total.
+// DLQAnswer is the dead-letter list. A 0.15 broker sends no total.
 type DLQAnswer struct {
 	Messages   []DeadLetter `json:"messages"`
 	Pagination *Pagination  `json:"pagination,omitzero"`
@@ -25,7 +25,7 @@ type DeadLetter struct {
 	FailedAt      Time    `json:"failedAt"`  // when it was filed
 }
 
-// ReplayAnswer is the answer of POST /api/v1/dlq/{id}/replay: where the copy, pushed under
+// ReplayAnswer is the answer of a dead letter's replay: where the copy, pushed under
 // the transaction id dlq:<id>, was stored.
 type ReplayAnswer struct {
 	Replayed      bool   `json:"replayed"`
@@ -35,7 +35,7 @@ type ReplayAnswer struct {
 	Offset        *int64 `json:"offset,omitzero"`
 }
 
-// DeleteDeadLetterAnswer is the answer of DELETE /api/v1/dlq/{id}.
+// DeleteDeadLetterAnswer is the answer of a dead letter's deletion.
 type DeleteDeadLetterAnswer struct {
 	Deleted bool   `json:"deleted"`
 	ID      string `json:"id"`

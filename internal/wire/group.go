@@ -1,6 +1,6 @@
 package wire
 
-// SeekRequest is the body of POST /api/v1/consumer-groups/{group}/queues/{queue}/seek: a
+// SeekRequest is the body of a seek of a group's cursors on a queue: a
 // timestamp or toEnd, never both.
 type SeekRequest struct {
 	Timestamp string `json:"timestamp,omitzero"` // RFC 3339
@@ -17,8 +17,8 @@ type SeekAnswer struct {
 	PartitionsUpdated int    `json:"partitionsUpdated"`
 }
 
-// DeleteGroupAnswer is the answer of DELETE /api/v1/consumer-groups/{group}, and, with
-// QueueName, of DELETE /api/v1/consumer-groups/{group}/queues/{queue}.
+// DeleteGroupAnswer is the answer of a group's deletion on every queue, and, with QueueName,
+// on one queue.
 type DeleteGroupAnswer struct {
 	Success           bool   `json:"success"`
 	ConsumerGroup     string `json:"consumerGroup"`

@@ -19,7 +19,7 @@ type Pagination struct {
 	Offset int64 `json:"offset"`
 }
 
-// QueueList is GET /api/v1/status/queues.
+// QueueList is the queue list.
 type QueueList struct {
 	Queues     []QueueSummary `json:"queues"`
 	Pagination Pagination     `json:"pagination"`
@@ -56,7 +56,7 @@ type Counts struct {
 	DeadLetter int64 `json:"deadLetter"`
 }
 
-// QueueDetail is GET /api/v1/status/queues/{queue}.
+// QueueDetail is one queue's detail.
 type QueueDetail struct {
 	Queue      QueueDetailQueue  `json:"queue"`
 	Partitions []PartitionDetail `json:"partitions"`
@@ -111,7 +111,7 @@ type QueueTotals struct {
 	Counts   `json:",inline"`
 }
 
-// GroupSummary is one entry of GET /api/v1/consumer-groups: a group on one queue.
+// GroupSummary is one entry of the group list: a group on one queue.
 type GroupSummary struct {
 	Name                  string   `json:"name"`
 	QueueName             string   `json:"queueName"`
@@ -127,7 +127,7 @@ type GroupSummary struct {
 	SubscriptionCreatedAt *Time    `json:"subscriptionCreatedAt"`
 }
 
-// GroupDetail is GET /api/v1/consumer-groups/{group}: one member per queue, by queue name.
+// GroupDetail is a group's detail: one member per queue, by queue name.
 type GroupDetail map[string]GroupDetailQueue
 
 // GroupDetailQueue is a group's partitions on one queue.
@@ -152,7 +152,7 @@ type GroupPartition struct {
 	Retries        *int64  `json:"retries"` // 2.0
 }
 
-// LaggingEntry is one entry of GET /api/v1/consumer-groups/lagging, snake_case as in 0.15.
+// LaggingEntry is one entry of the lagging list, snake_case as in 0.15.
 type LaggingEntry struct {
 	ConsumerGroup      string  `json:"consumer_group"`
 	QueueName          string  `json:"queue_name"`
@@ -166,7 +166,7 @@ type LaggingEntry struct {
 	WorkerID           *string `json:"worker_id"`
 }
 
-// MessageList is GET /api/v1/messages.
+// MessageList is a browse of a queue's messages.
 type MessageList struct {
 	Messages []MessageEntry `json:"messages"`
 	Mode     MessageMode    `json:"mode"`
@@ -208,7 +208,7 @@ type BusStatus struct {
 	TotalGroups int64 `json:"totalGroups"`
 }
 
-// MessageDetail is GET /api/v1/messages/{partitionId}/{transactionId}.
+// MessageDetail is one message's detail, found by partition id and transaction id.
 type MessageDetail struct {
 	MessageEntry   `json:",inline"`
 	IsEncrypted    bool             `json:"isEncrypted"`
@@ -237,7 +237,7 @@ type MessageGroup struct {
 	DeliveryAttempt *int64  `json:"deliveryAttempt"` // 2.0
 }
 
-// Overview is GET /api/v1/resources/overview.
+// Overview is the broker-wide overview.
 type Overview struct {
 	Queues     int64      `json:"queues"`
 	Partitions int64      `json:"partitions"`

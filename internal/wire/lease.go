@@ -1,6 +1,6 @@
 package wire
 
-// ExtendRequest is the body of POST /api/v1/lease/{leaseId}/extend. A broker extends by 60
+// ExtendRequest is the body of a lease's extension. A broker extends by 60
 // seconds when Seconds is absent.
 type ExtendRequest struct {
 	Seconds *int64 `json:"seconds,omitzero"`

@@ -1,6 +1,6 @@
 package wire
 
-// PushRequest is the body of POST /api/v1/push.
+// PushRequest is the body of a push.
 type PushRequest struct {
 	Items []PushItem `json:"items"`
 }

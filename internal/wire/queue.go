@@ -1,6 +1,6 @@
 package wire
 
-// ConfigureRequest is the body of POST /api/v1/configure.
+// ConfigureRequest is the body of a configure.
 type ConfigureRequest struct {
 	Queue     string        `json:"queue"`
 	Namespace string        `json:"namespace,omitzero"`
@@ -33,7 +33,7 @@ type ConfigureAnswer struct {
 	Options     QueueOptions `json:"options"`
 }
 
-// DeleteQueueAnswer is the answer of DELETE /api/v1/resources/queues/{queue}. A 0.15 broker
+// DeleteQueueAnswer is the answer of a queue's deletion. A 0.15 broker
 // also answers an unknown queue, with Existed false.
 type DeleteQueueAnswer struct {
 	Deleted bool   `json:"deleted"`

@@ -1,6 +1,6 @@
 package wire
 
-// TransactionRequest is the body of POST /api/v1/transaction.
+// TransactionRequest is the body of a transaction.
 type TransactionRequest struct {
 	Operations []Operation `json:"operations"`
 }

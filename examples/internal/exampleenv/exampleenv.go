@@ -74,11 +74,3 @@ func Attempt(m *queen.Message) string {
 	}
 	return strconv.Itoa(m.DeliveryAttempt)
 }
-
-// Count is a total for printing: "unknown" when the broker does not report it (-1).
-func Count(n int) string {
-	if n < 0 {
-		return "unknown"
-	}
-	return strconv.Itoa(n)
-}

@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -45,4 +48,46 @@ func PerMode(m testmode.Mode, want, want015 string) string {
 		return want015
 	}
 	return want
+}
+
+// SameInBothModes runs an example once per broker generation, each run checked as Output
+// checks it, and fails the test unless both printed the same: an example shows what a user
+// sees on either broker, so nothing it prints may depend on the broker's generation. Ids,
+// times and ports, which change at every run, are masked, and lines are compared in sorted
+// order, as handlers of different partitions print in any order. It returns the 2.0 output.
+func SameInBothModes(t *testing.T, run func(context.Context, io.Writer) error, want ...string) string {
+	t.Helper()
+	got := map[string]string{}
+	ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		got[m.Name] = Output(t, run, want...)
+	})
+	if len(got) != len(testmode.Modes) {
+		return "" // a mode failed and said why
+	}
+	first := testmode.Modes[0].Name
+	for _, m := range testmode.Modes[1:] {
+		require.Equal(t, normalized(got[first]), normalized(got[m.Name]),
+			"the example prints the same on %s as on %s", m.Name, first)
+	}
+	return got[first]
+}
+
+// masks replace what changes at every run with a placeholder.
+var masks = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "<id>"},
+	{regexp.MustCompile(`time=\S+`), "time=<time>"},
+	{regexp.MustCompile(`127\.0\.0\.1:\d+`), "127.0.0.1:<port>"},
+}
+
+// normalized is out with its run-specific parts masked, its lines sorted.
+func normalized(out string) []string {
+	for _, m := range masks {
+		out = m.re.ReplaceAllString(out, m.with)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	slices.Sort(lines)
+	return lines
 }

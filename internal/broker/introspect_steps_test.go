@@ -1,0 +1,123 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
+)
+
+// wideQueue fills queue "wide" with parts partitions of three messages each, read by three
+// groups to different depths, and pops a lease on one partition.
+func wideQueue(t *testing.T, parts int) *fixture {
+	f := newFixture(t)
+	for i := range parts {
+		f.push("wide", fmt.Sprintf("p%02d", i), "a", "b", "c")
+	}
+	f.clock.Advance(10 * time.Second)
+	for g, at := range map[string]time.Duration{"g1": 0, "g2": 10 * time.Second, "g3": -time.Hour} {
+		_, err := f.e.Seek(g, "wide", false, epoch.Add(at))
+		require.NoError(t, err)
+	}
+	f.pop(PopRequest{Queue: "wide", Partition: "p00", Batch: 2})
+	f.clock.Advance(time.Hour)
+	return f
+}
+
+// Every read that walks partitions or (group, partition) pairs lets the engine go between its
+// steps: a push made while it pauses (it would deadlock under a held lock) is applied, and the
+// read still answers for the whole queue.
+func TestReadsThatWalkLetWritersInBetweenSteps(t *testing.T) {
+	t.Parallel()
+	f := wideQueue(t, 40)
+	pushes := 0
+	f.e.stepBounds = stepBounds{work: 8, onPause: func() {
+		pushes++
+		f.e.Push([]PushItem{{Queue: "side", Payload: []byte(`{}`)}})
+	}}
+	reads := map[string]func(){
+		"queue detail": func() {
+			d, err := f.e.QueueDetail("wide")
+			require.NoError(t, err)
+			assert.Len(t, d.Partitions, 40)
+		},
+		"overview":   func() { assert.GreaterOrEqual(t, f.e.Overview().Partitions, int64(40)) },
+		"group list": func() { assert.Len(t, f.e.ConsumerGroups("wide", Page{}), 4) },
+		"group detail": func() {
+			d, err := f.e.ConsumerGroup("g3", "wide")
+			require.NoError(t, err)
+			assert.Len(t, d["wide"], 40)
+		},
+		"lagging list": func() { // g2 has read everything; queue mode, g1 and g3 nothing
+			assert.Len(t, f.e.Lagging(LaggingQuery{Queue: "wide", Page: Page{Limit: 1000}}), 3*40)
+		},
+		"browse": func() {
+			list, err := f.e.Browse(BrowseQuery{Queue: "wide", Limit: 1000})
+			require.NoError(t, err)
+			assert.Len(t, list.Messages, 3*40)
+		},
+	}
+	for name, read := range reads {
+		before := pushes
+		read()
+		assert.Greater(t, pushes, before, "%s: no push got in", name)
+	}
+	lag, _, _ := f.e.Progress("side", "")
+	assert.Equal(t, int64(pushes), lag, "every push made between steps was applied")
+}
+
+// Reads in the shortest steps, beside a writer that pushes, pops, acks and lets leases expire
+// on the same queue, answer lists whose numbers agree within each partition (and, under -race,
+// read nothing the writer is changing).
+func TestReadsInStepsBesideAWriter(t *testing.T) {
+	t.Parallel()
+	f := wideQueue(t, 12)
+	f.e.stepBounds = stepBounds{work: 1}
+	stop := make(chan struct{})
+	wrote := testutil.Go(func() error {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return nil
+			default:
+			}
+			part := fmt.Sprintf("p%02d", i%12)
+			f.e.Push([]PushItem{{Queue: "wide", Partition: part, Payload: []byte(`{}`)}})
+			res, err := f.e.Pop(context.Background(), PopRequest{Queue: "wide", Group: "g2", Batch: 2, LeaseSeconds: 1})
+			if err != nil {
+				return err
+			}
+			if i%3 == 0 && len(res.Messages) > 0 {
+				f.e.Ack([]AckItem{ackOf(res.Messages[0], "completed")})
+			}
+			f.clock.Advance(time.Second / 2)
+		}
+	})
+	for range 30 {
+		d, err := f.e.QueueDetail("wide")
+		require.NoError(t, err)
+		var sum Counts
+		for _, p := range d.Partitions {
+			c := p.Messages
+			require.Equal(t, c.Total, c.Pending+c.Processing+c.Completed, "partition %s", p.Name)
+			addCounts(&sum, c)
+		}
+		require.Equal(t, sum, d.Totals, "the totals are the partitions' sums")
+		list, err := f.e.Browse(BrowseQuery{Queue: "wide", Limit: 50, Offset: 7, Payload: true})
+		require.NoError(t, err)
+		require.LessOrEqual(t, len(list.Messages), 50)
+		for _, m := range list.Messages {
+			require.NotEmpty(t, m.Payload)
+		}
+		require.LessOrEqual(t, len(f.e.Lagging(LaggingQuery{Page: Page{Limit: 5}})), 5)
+		f.e.ConsumerGroups("", Page{Limit: 2})
+		f.e.Overview()
+	}
+	close(stop)
+	require.NoError(t, testutil.Recv(t, wrote, "the writer's end"))
+}
