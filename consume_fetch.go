@@ -46,6 +46,7 @@ func (l *consumer) fetch() error {
 			l.clipPoll(&params)
 		}
 		msgs, answer, err := l.c.doPopAnswer(ctx, b, path, params)
+		answeredAt := l.now()
 		interrupted := ctx.Err() != nil && l.popCtx.Err() == nil
 		popped()
 		l.held.Add(int64(len(msgs) - most))
@@ -91,7 +92,7 @@ func (l *consumer) fetch() error {
 			continue
 		}
 		quiet.reset()
-		l.dispatch(msgs, free, sentAt, answer)
+		l.dispatch(msgs, free, sentAt, answeredAt, answer)
 	}
 }
 
@@ -230,14 +231,16 @@ func (l *consumer) pause(d time.Duration) bool {
 	}
 }
 
-// dispatch starts one handler goroutine per leased partition of a pop sent at sentAt. free
-// idle slots were taken for the pop; a broker that claimed more partitions than asked gets
-// them as slots free up. What cannot be handed out (the pop was answered after the stop began,
-// or the stop came while partitions waited for a slot) is given back at once.
-func (l *consumer) dispatch(msgs []*Message, free int, sentAt time.Time, answer popAnswer) {
+// dispatch starts one handler goroutine per leased partition of a pop sent at sentAt and
+// answered at answeredAt. free idle slots were taken for the pop; a broker that claimed more
+// partitions than asked gets them as slots free up. What cannot be handed out (the pop was
+// answered after the stop began, or the stop came while partitions waited for a slot) is given
+// back at once. A batch of a 0.15 partition whose retry counter may be spent, of more than one
+// message, is given back too (see groupCounters).
+func (l *consumer) dispatch(msgs []*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
 	l.idle.busy()
 	lease, _ := l.lease.get()
-	deadline := popDeadline(sentAt, lease, answer, msgs)
+	deadline := popDeadline(sentAt, answeredAt, lease, answer, msgs)
 	groups := byPartition(msgs)
 	started := 0
 	if l.stopping() {

@@ -9,7 +9,7 @@ import (
 )
 
 // A consume loop keeps the lease of each batch it handles: it believes the lease runs out at a
-// deadline (the time the pop left plus the lease), and, with renewal on (the default), the
+// deadline (when the pop's lease began, plus the lease), and, with renewal on (the default), the
 // client's renewer extends it while the batch is handled. The renewer is also the one that
 // extends a lease for an ack held back by a backoff: every extend a consume loop sends goes
 // through it. A refused extend loses the batch's lease: nothing more of it is handled or acked.
@@ -35,8 +35,8 @@ const (
 	longHandlerEvery = 5 * time.Minute
 )
 
-// leaseDeadline is when the client believes a pop's lease runs out: the time the pop left
-// plus the lease, moved on by each successful extend. One is shared by the partitions of one
+// leaseDeadline is when the client believes a pop's lease runs out: when it began plus the
+// lease, moved on by each successful extend. One is shared by the partitions of one
 // pop, which share one lease. It also keeps what the pop's answer said of the broker's clock,
 // to read the broker's expiry times with.
 type leaseDeadline struct {
@@ -48,9 +48,18 @@ type leaseDeadline struct {
 	newest  time.Time // the newest createdAt the pop brought, on the broker's clock
 }
 
-// popDeadline is the deadline of a pop sent at sent that leased msgs for lease, answered a.
-func popDeadline(sent time.Time, lease time.Duration, a popAnswer, msgs []*Message) *leaseDeadline {
-	d := &leaseDeadline{until: sent.Add(lease), popSent: sent, popDate: a.date}
+// leaseBeganBy is how long before a pop's answer arrived its lease is taken to have begun, at
+// the latest: the broker leases as it answers, but a long poll may have waited long before.
+const leaseBeganBy = time.Second
+
+// popDeadline is the deadline of a pop sent at sent and answered a at answered, which leased
+// msgs for lease.
+func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, msgs []*Message) *leaseDeadline {
+	began := answered.Add(-leaseBeganBy)
+	if began.Before(sent) {
+		began = sent
+	}
+	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDate: a.date}
 	for _, m := range msgs {
 		if m.CreatedAt.After(d.newest) {
 			d.newest = m.CreatedAt
