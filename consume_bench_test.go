@@ -244,14 +244,15 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-// startExternalBroker builds cmd/queen-ref and runs it on a free port until the benchmark ends.
-func startExternalBroker(b *testing.B) string {
+// startExternalBroker builds cmd/queen-ref and runs it on a free port, with args (such as
+// -compat 0.15), until the benchmark ends.
+func startExternalBroker(b *testing.B, args ...string) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "queen-ref")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/queen-ref").CombinedOutput(); err != nil {
 		b.Fatalf("building the broker: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
