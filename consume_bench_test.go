@@ -103,9 +103,12 @@ func benchConsume(b *testing.B, consume func(QueueBuilder) error) {
 }
 
 // rawConsume is the baseline: conc goroutines each popping one partition's batch over plain
-// HTTP and completing it with one batch ack, until n messages are acked.
+// HTTP and completing it with one batch ack, until n messages are acked. Its http.Client keeps
+// as many idle connections as the SDK's.
 func rawConsume(b *testing.B, base, queue string, conc, n int) {
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 1024, 512 // the SDK's pool: a connection per goroutine
+	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
 	var acked atomic.Int64
 	var wg sync.WaitGroup
