@@ -34,8 +34,10 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // backoff.
 //
 // Messages of one partition are handled one at a time in offset order; up to Concurrency
-// partitions are handled at once, each by its own goroutine. One pop at a time asks for work
-// for every idle goroutine, and a pop's batch bounds what it leases across all its partitions.
+// partitions are handled at once, each by its own goroutine. Pops ask for work for the idle
+// goroutines: while pops bring messages, as many are in flight as it takes to fill them (at most
+// Concurrency), and once one comes back empty a single pop waits for more. A pop's batch bounds
+// what it leases across all its partitions.
 // The loop holds at most 2 × Batch × Concurrency leased messages at any time (with no Batch,
 // the batch it asks for), those whose ack waits out a backoff included: at the bound it sends
 // no pop until one is released. MaxInFlightBytes bounds their data as well. With autopilot on

@@ -2,11 +2,9 @@ package queen
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -103,63 +100,12 @@ func benchConsume(b *testing.B, consume func(QueueBuilder) error) {
 }
 
 // rawConsume is the baseline: conc goroutines each popping one partition's batch over plain
-// HTTP and completing it with one batch ack, until n messages are acked.
+// HTTP and completing it with one batch ack, until n messages are acked (rawConsumeShape at
+// batch benchBatch).
 func rawConsume(b *testing.B, base, queue string, conc, n int) {
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	defer hc.CloseIdleConnections()
-	var acked atomic.Int64
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Go(func() {
-			for acked.Load() < int64(n) {
-				resp, err := hc.Get(base + "/api/v1/pop/queue/" + queue + "?batch=" + strconv.Itoa(benchBatch))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				// What any consumer needs: the ack's identifiers and the payload.
-				var pop struct {
-					Messages []struct {
-						TransactionID string          `json:"transactionId"`
-						PartitionID   string          `json:"partitionId"`
-						LeaseID       string          `json:"leaseId"`
-						Data          json.RawMessage `json:"data"`
-					} `json:"messages"`
-				}
-				if resp.StatusCode == http.StatusOK {
-					err = json.NewDecoder(resp.Body).Decode(&pop)
-				}
-				resp.Body.Close()
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				if len(pop.Messages) == 0 {
-					continue
-				}
-				type ack struct {
-					TransactionID string `json:"transactionId"`
-					PartitionID   string `json:"partitionId"`
-					LeaseID       string `json:"leaseId"`
-					Status        string `json:"status"`
-				}
-				acks := make([]ack, len(pop.Messages))
-				for i, m := range pop.Messages {
-					acks[i] = ack{m.TransactionID, m.PartitionID, m.LeaseID, "completed"}
-				}
-				body, _ := json.Marshal(map[string]any{"acknowledgments": acks})
-				resp, err = hc.Post(base+"/api/v1/ack/batch", "application/json", bytes.NewReader(body))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				_, _ = bytes.NewBuffer(nil).ReadFrom(resp.Body)
-				resp.Body.Close()
-				acked.Add(int64(len(pop.Messages)))
-			}
-		})
+	if err := rawConsumeShape(base, queue, conc, benchBatch, n); err != nil {
+		b.Error(err)
 	}
-	wg.Wait()
 }
 
 func BenchmarkConsumeLatency(b *testing.B) {
@@ -244,14 +190,15 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-// startExternalBroker builds cmd/queen-ref and runs it on a free port until the benchmark ends.
-func startExternalBroker(b *testing.B) string {
+// startExternalBroker builds cmd/queen-ref and runs it on a free port, with args (such as
+// -compat 0.15), until the benchmark ends.
+func startExternalBroker(b *testing.B, args ...string) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "queen-ref")
 	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/queen-ref").CombinedOutput(); err != nil {
 		b.Fatalf("building the broker: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0")
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)

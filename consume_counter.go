@@ -28,24 +28,28 @@ import (
 //     nothing, and its failed only once they have reached that limit.
 //
 // The failed ack and the pop of its message go out with no other pop of the loop in between
-// (popGate): a pop of the queue answered meanwhile would lease the failed message again
-// together with the ones after it. A pop of the loop is never cut short right before such an
-// ack, as the broker could still hand it the partition the ack frees, for nobody; instead,
-// once a failure is decided, the pop in flight is cut short (the partition is still the loop's
+// (popGate), and that pop goes alone: a pop of the queue answered meanwhile would lease the
+// failed message again together with the ones after it. A pop of the loop is never cut short
+// right before such an ack, as the broker could still hand it the partition the ack frees, for
+// nobody; instead, once a failure is decided, the pops in flight are cut short (the partition is still the loop's
 // then, and its backoff gives the broker time to see the pop go), and the loop's pops until
 // the ack is due wait no longer than until then. What the client knows of a partition's
 // counter holds across its loops; across processes it cannot.
 
 // popGate lets the fetch loop's pops and the acks that must not overlap them take turns.
 type popGate struct {
-	mu           sync.Mutex
-	changed      chan struct{} // closed and replaced at every change
-	popping      bool
-	since        time.Time          // when the pop in flight left
-	cancel       context.CancelFunc // cuts the pop in flight short
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced at every change
+	pops      map[*gatedPop]struct{}
+	exclusive int // acks waiting for their turn, or taking it
+	inside    bool
+}
+
+// gatedPop is one pop of the loop in flight.
+type gatedPop struct {
+	since        time.Time          // when it left
+	cancel       context.CancelFunc // cuts it short
 	interrupting bool
-	exclusive    int // acks waiting for their turn, or taking it
-	inside       bool
 }
 
 func (g *popGate) changedLocked() chan struct{} {
@@ -62,7 +66,7 @@ func (g *popGate) broadcastLocked() {
 	}
 }
 
-// beginPop waits until no ack has asked for its turn, and returns the ctx of the pop the fetch
+// beginPop waits until no ack has asked for its turn, and returns the ctx of a pop the fetch
 // loop sends next, and the func to call once it was answered.
 func (g *popGate) beginPop(parent context.Context) (context.Context, func()) {
 	g.mu.Lock()
@@ -76,29 +80,35 @@ func (g *popGate) beginPop(parent context.Context) (context.Context, func()) {
 		g.mu.Lock()
 	}
 	ctx, cancel := context.WithCancel(parent)
-	g.popping, g.since, g.cancel, g.interrupting = true, time.Now(), cancel, false
+	p := &gatedPop{since: time.Now(), cancel: cancel}
+	if g.pops == nil {
+		g.pops = make(map[*gatedPop]struct{})
+	}
+	g.pops[p] = struct{}{}
 	g.mu.Unlock()
 	return ctx, func() {
 		g.mu.Lock()
-		g.popping, g.cancel = false, nil
+		delete(g.pops, p)
 		g.broadcastLocked()
 		g.mu.Unlock()
 		cancel()
 	}
 }
 
-// interrupt cuts the pop in flight short, if any, once it has had popStopGrace.
+// interrupt cuts every pop in flight short, each once it has had popStopGrace.
 func (g *popGate) interrupt() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.popping || g.interrupting {
-		return
-	}
-	g.interrupting = true
-	if wait := popStopGrace - time.Since(g.since); wait > 0 {
-		time.AfterFunc(wait, g.cancel)
-	} else {
-		g.cancel()
+	for p := range g.pops {
+		if p.interrupting {
+			continue
+		}
+		p.interrupting = true
+		if wait := popStopGrace - time.Since(p.since); wait > 0 {
+			time.AfterFunc(wait, p.cancel)
+		} else {
+			p.cancel()
+		}
 	}
 }
 
@@ -106,7 +116,7 @@ func (g *popGate) interrupt() {
 func (g *popGate) alone(fn func()) {
 	g.mu.Lock()
 	g.exclusive++
-	for g.popping || g.inside {
+	for len(g.pops) > 0 || g.inside {
 		ch := g.changedLocked()
 		g.mu.Unlock()
 		<-ch
@@ -163,7 +173,7 @@ func (r *pendingResets) earliest() (time.Time, bool) {
 // m has no offset, and the loop knows its partition.
 func countsFailure(m *Message) bool { return m.Offset < 0 && m.Partition != "" }
 
-// awaitReset notes that b's failed ack goes out at `at`: the pop in flight is cut short and
+// awaitReset notes that b's failed ack goes out at `at`: the pops in flight are cut short and
 // the next ones wait no longer than that.
 func (l *consumer) awaitReset(b *leasedBatch, at time.Time) {
 	l.resets.add(b, at)
@@ -200,18 +210,21 @@ func (l *consumer) sendFailure(b *leasedBatch, items []AckItem) []AckResult {
 	}
 	defer l.resets.remove(b)
 	var results []AckResult
-	var sure bool
-	send := func() { results, sure = l.sendAcks(items, b.deadline) }
+	// The partition's next pop is the one-message pop before the gate lets any other go.
+	send := func() {
+		var sure bool
+		results, sure = l.sendAcks(items, b.deadline)
+		var res AckResult
+		if sure && len(results) == len(items) {
+			res = results[len(results)-1]
+		}
+		l.counters.failed(last.Message, last.Status, res, sure && len(results) == len(items))
+	}
 	if l.stopping() {
 		send() // no pop follows
 	} else {
 		l.gate.alone(send)
 	}
-	var res AckResult
-	if sure && len(results) == len(items) {
-		res = results[len(results)-1]
-	}
-	l.counters.failed(last.Message, last.Status, res, sure && len(results) == len(items))
 	return results
 }
 

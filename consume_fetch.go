@@ -6,94 +6,219 @@ import (
 )
 
 // The fetch loop: one goroutine per Consume asks for as much work as there are idle handler
-// slots, with one pop in flight at a time. It waits for a first idle slot, takes every other
-// idle one, pops for them, and hands each leased partition to a slot of its own; partitions a
-// pop brings beyond them wait for a slot to free up. A single loop keeps the broker's view of
-// the consumer simple (one waiting pop per Consume) and lets the pop's size follow the
-// idle slots.
+// slots, with as many pops in flight as filling them takes. A pop takes the idle slots it may
+// fill (never more than the messages it may bring, nor more than the partitions a pop has been
+// seen to bring), and hands each leased partition to a slot of its own; partitions a pop
+// brings beyond them wait for a slot to free up. While pops bring messages, every idle slot
+// left gets a pop of its own, sent without waiting, so that Concurrency C at batch 1 pops as C
+// goroutines popping in parallel do, and so on a 0.15 broker, whose pop leases one partition.
+// Once a pop comes back empty, the loop sends one pop at a time again: an idle queue sees one
+// long poll per Consume. A pop that must go alone (the first of a new group's, the one-message
+// pop of a 0.15 partition's failed message) is sent with no other in flight.
+
+// popResult is one pop, as the fetch loop sent it and as it was answered.
+type popResult struct {
+	free, most  int // idle slots taken for it; the most messages it may bring
+	sentAt      time.Time
+	started     time.Time // when it left, by the wall clock
+	alone       bool      // no other pop went while it was in flight
+	probe       bool      // a new group's first pop, sent without waiting
+	extra       bool      // sent without waiting while another pop was in flight
+	msgs        []*Message
+	answer      popAnswer
+	err         error
+	answeredAt  time.Time
+	interrupted bool // cut short to let an ack through first
+}
+
+// fetchState is what the fetch loop knows of its pops.
+type fetchState struct {
+	answers  chan *popResult // buffered: a pop's goroutine never waits to hand in its answer
+	inFlight int             // pops sent whose answer the loop has not taken yet
+	alone    bool            // a pop in flight goes alone
+	busy     bool            // the last answer brought messages: idle slots get pops of their own
+	spread   int             // the most idle slots one pop takes
+	popBytes int64           // the most data one pop has brought
+	resumeAt time.Time       // a failing broker's backoff: no pop before
+	quiet    *backoffWaits
+}
+
+// newFetch is the state of a fetch loop that has sent nothing yet: its first pop takes every
+// idle slot.
+func (l *consumer) newFetch() *fetchState {
+	return &fetchState{answers: make(chan *popResult, l.concurrency), spread: l.concurrency,
+		quiet: quietPollBackoff.waits()}
+}
 
 // fetch sends pops while there are idle handler slots and the in-flight bound has room, and
-// hands out what they lease. It returns nil on a graceful stop and the error on a fatal one.
+// hands out what they lease. It returns nil on a graceful stop and the error on a fatal one,
+// once every pop it sent was answered.
 func (l *consumer) fetch() error {
-	quiet := quietPollBackoff.waits()
+	f := l.newFetch()
+	defer l.drainPops(f)
 	for {
-		free, ok := l.acquire(l.slotsPerPop())
-		if !ok {
-			return nil
-		}
-		batch, most, ok := l.nextBatch()
-		if !ok || !l.roomFor(most) {
-			// Limit, or the in-flight bound: a running batch may end, or release what it holds.
-			l.giveBack(free)
-			if !l.awaitWorker() {
+		if f.inFlight == 0 {
+			if wait := time.Until(f.resumeAt); wait > 0 && !l.pause(wait) {
 				return nil
 			}
-			continue
-		}
-		l.held.Add(int64(most)) // what this pop may bring counts already
-		sentAt := l.now()
-		started := time.Now()
-		ctx, popped := l.gate.beginPop(l.popCtx)
-		b, path, params, probe := l.b, l.path, l.nextPop(batch, free), false
-		if partition, ok := l.counters.take(); ok {
-			b = b.Partition(partition)
-			path, params = b.popPath(), l.repopParams(params)
-			l.held.Add(int64(1 - most))
-			most = 1
-		} else if probe = l.newStart.probes() && params.longPoll; probe {
-			params.longPoll, params.noWait = false, true // see groupStart
-		} else {
-			l.clipPoll(&params)
-		}
-		msgs, answer, err := l.c.doPopAnswer(ctx, b, path, params)
-		answeredAt := l.now()
-		interrupted := ctx.Err() != nil && l.popCtx.Err() == nil
-		popped()
-		l.held.Add(int64(len(msgs) - most))
-		l.heldBytes.Add(dataBytes(msgs))
-		if len(msgs) < most {
-			l.signalBudget()
-		}
-		if err != nil {
-			l.giveBack(free)
-			if l.stopping() || errors.Is(err, ErrClosed) || interrupted {
-				if interrupted {
-					continue // the loop let an ack through first: pop again
-				}
+			free, ok := l.acquire(l.slotsPerPop(f))
+			if !ok {
 				return nil
 			}
-			l.idle.busy() // an outage is not idleness
-			if isFatal(err) {
-				l.log.fatal(err)
-				return err
-			}
-			wait, began := l.outage.failed()
-			l.log.popFailed(err, began)
-			if !l.pause(wait) {
-				return nil
-			}
-			continue
-		}
-		if ended, lasted, failures := l.outage.recovered(); ended {
-			l.log.outageEnded(lasted, failures)
-		}
-		l.sizing.observe(msgs, answer, l.b.conflation)
-		l.newStart.observe(msgs, answer)
-		if len(msgs) == 0 {
-			l.giveBack(free)
-			l.idle.quiet()
-			if !probe && time.Since(started) < l.quietThreshold() {
-				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
-				// a 0.15 early answer): do not ask again at once.
-				if !l.pause(quiet.next()) {
+			if !l.sendPop(f, free) {
+				// Limit, or the in-flight bound: a running batch may end, or release what it holds.
+				if !l.awaitWorker() {
 					return nil
 				}
+				continue
 			}
-			continue
 		}
-		quiet.reset()
-		l.dispatch(msgs, free, sentAt, answeredAt, answer)
+		for l.mayAddPop(f) {
+			free := l.tryAcquire(l.slotsPerPop(f))
+			if free == 0 || !l.sendPop(f, free) {
+				break
+			}
+		}
+		select {
+		case r := <-f.answers:
+			if stop, err := l.answered(f, r); stop {
+				return err
+			}
+		case <-l.budgetFreed: // a slot is idle again, or the bound has room: another pop may go
+		case <-l.stopCtx.Done():
+			return nil
+		}
 	}
+}
+
+// drainPops takes the answer of every pop still in flight once the loop ends: what they
+// leased is released, as the loop is stopping.
+func (l *consumer) drainPops(f *fetchState) {
+	l.stopNow()
+	for f.inFlight > 0 {
+		l.answered(f, <-f.answers)
+	}
+}
+
+// mayAddPop reports whether another pop may go while others are in flight: pops bring
+// messages, none of those in flight goes alone, there are pops to send (no outage backoff,
+// not a partition route, whose pop leases its one partition), the loop still takes work, and,
+// with MaxInFlightBytes, the data held stays below it even if every pop in flight brings as
+// much as the most a pop has brought.
+func (l *consumer) mayAddPop(f *fetchState) bool {
+	if !f.busy || f.alone || f.inFlight >= l.concurrency || l.b.partition != "" ||
+		time.Now().Before(f.resumeAt) || l.stopping() {
+		return false
+	}
+	return l.maxBytes == 0 || l.heldBytes.Load()+int64(f.inFlight)*f.popBytes < l.maxBytes
+}
+
+// sendPop sends one pop for free idle slots, unless Limit or the in-flight bound leaves no
+// room for it (the slots are then given back). The pop's answer comes to f.answers.
+func (l *consumer) sendPop(f *fetchState, free int) bool {
+	batch, most, ok := l.nextBatch()
+	if !ok || !l.roomFor(most) {
+		l.giveBack(free)
+		return false
+	}
+	r := &popResult{free: free, most: most, sentAt: l.now(), started: time.Now(), extra: f.inFlight > 0}
+	ctx, popped := l.gate.beginPop(l.popCtx)
+	b, path, params := l.b, l.path, l.nextPop(batch, free)
+	if partition, ok := l.counters.take(); ok {
+		b = b.Partition(partition)
+		path, params = b.popPath(), l.repopParams(params)
+		r.most, r.alone, r.extra = 1, true, false
+	} else if r.probe = l.newStart.probes() && params.longPoll; r.probe {
+		params.longPoll, params.noWait = false, true // see groupStart
+		r.alone, r.extra = true, false
+	} else if r.extra {
+		params.longPoll, params.noWait, params.timeout = false, true, 0
+	} else {
+		l.clipPoll(&params)
+	}
+	if r.free > r.most {
+		// A pop brings no more partitions than messages.
+		l.giveBack(r.free - r.most)
+		r.free = r.most
+	}
+	l.held.Add(int64(r.most)) // what this pop may bring counts already
+	f.inFlight++
+	f.alone = f.alone || r.alone
+	go func() {
+		r.msgs, r.answer, r.err = l.c.doPopAnswer(ctx, b, path, params)
+		r.answeredAt = l.now()
+		r.interrupted = ctx.Err() != nil && l.popCtx.Err() == nil
+		popped()
+		f.answers <- r
+	}()
+	return true
+}
+
+// answered takes one pop's answer: what it leased is handed out, an error counted. It
+// reports whether the loop ends, and with which error.
+func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) {
+	f.inFlight--
+	if r.alone {
+		f.alone = false
+	}
+	msgs := r.msgs
+	l.held.Add(int64(len(msgs) - r.most))
+	l.heldBytes.Add(dataBytes(msgs))
+	if len(msgs) < r.most {
+		l.signalBudget()
+	}
+	if r.err != nil {
+		f.busy = false
+		l.giveBack(r.free)
+		if l.stopping() || errors.Is(r.err, ErrClosed) || r.interrupted {
+			return !r.interrupted, nil // interrupted: the loop let an ack through first; pop again
+		}
+		l.idle.busy() // an outage is not idleness
+		if isFatal(r.err) {
+			l.log.fatal(r.err)
+			return true, r.err
+		}
+		if wait, began, counted := l.outage.failed(r.started); counted {
+			l.log.popFailed(r.err, began)
+			f.resumeAt = time.Now().Add(wait)
+		} else {
+			l.log.popFailedAgain(r.err)
+		}
+		return false, nil
+	}
+	if ended, lasted, failures := l.outage.recovered(); ended {
+		l.log.outageEnded(lasted, failures)
+	}
+	l.sizing.observe(msgs, r.answer, l.b.conflation)
+	l.newStart.observe(msgs, r.answer)
+	if len(msgs) == 0 {
+		f.busy = false
+		l.giveBack(r.free)
+		l.idle.quiet()
+		if !r.probe && !r.extra && time.Since(r.started) < l.quietThreshold() {
+			// The broker answered "nothing" without waiting (no Wait, a discovery pop,
+			// a 0.15 early answer): do not ask again at once.
+			f.resumeAt = time.Now().Add(f.quiet.next())
+		}
+		return false, nil
+	}
+	f.busy = true
+	f.quiet.reset()
+	f.popBytes = max(f.popBytes, dataBytes(msgs))
+	groups := byPartition(msgs)
+	f.spread = l.spreadAfter(r, len(msgs), len(groups))
+	l.dispatch(groups, r.free, r.sentAt, r.answeredAt, r.answer)
+	return false, nil
+}
+
+// spreadAfter is the most idle slots a pop takes after one that took r.free slots brought n
+// messages over parts partitions: as many partitions as it brought when its batch was full or
+// it brought fewer partitions than slots (more would not have come), else twice as many.
+func (l *consumer) spreadAfter(r *popResult, n, parts int) int {
+	if n < r.most && parts >= r.free {
+		parts = 2 * r.free
+	}
+	return min(max(parts, 1), l.concurrency)
 }
 
 // roomFor reports whether the in-flight bound leaves room for a pop that may bring most
@@ -112,12 +237,12 @@ func (l *consumer) roomFor(most int) bool {
 }
 
 // slotsPerPop is how many idle slots one pop may take: one on a partition route, which leases
-// one partition at a time, else every idle one.
-func (l *consumer) slotsPerPop() int {
+// one partition at a time, else as many as a pop has been seen to fill.
+func (l *consumer) slotsPerPop(f *fetchState) int {
 	if l.b.partition != "" {
 		return 1
 	}
-	return l.concurrency
+	return f.spread
 }
 
 // nextPop is the next pop's parameters, with a batch size (0: unsent), for free idle slots. A
@@ -194,6 +319,15 @@ func (l *consumer) acquire(want int) (int, bool) {
 	return n, true
 }
 
+// tryAcquire takes up to want idle slots without waiting; 0 when none is idle.
+func (l *consumer) tryAcquire(want int) int {
+	n := 0
+	for n < want && l.slots.TryAcquire(1) {
+		n++
+	}
+	return n
+}
+
 // giveBack returns n idle slots.
 func (l *consumer) giveBack(n int) {
 	if n > 0 {
@@ -211,7 +345,7 @@ func (l *consumer) awaitWorker() bool {
 	}
 }
 
-// signalBudget wakes the fetch loop waiting in awaitWorker.
+// signalBudget wakes the fetch loop waiting for an idle slot or for room in the bounds.
 func (l *consumer) signalBudget() {
 	select {
 	case l.budgetFreed <- struct{}{}:
@@ -231,17 +365,17 @@ func (l *consumer) pause(d time.Duration) bool {
 	}
 }
 
-// dispatch starts one handler goroutine per leased partition of a pop sent at sentAt and
+// dispatch starts one handler goroutine per leased partition (groups, in the order the pop
+// brought them) of a pop sent at sentAt and
 // answered at answeredAt. free idle slots were taken for the pop; a broker that claimed more
 // partitions than asked gets them as slots free up. What cannot be handed out (the pop was
 // answered after the stop began, or the stop came while partitions waited for a slot) is given
 // back at once. A batch of a 0.15 partition whose retry counter may be spent, of more than one
 // message, is given back too (see groupCounters).
-func (l *consumer) dispatch(msgs []*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
+func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
 	l.idle.busy()
 	lease, _ := l.lease.get()
-	deadline := popDeadline(sentAt, answeredAt, lease, answer, msgs)
-	groups := byPartition(msgs)
+	deadline := popDeadline(sentAt, answeredAt, lease, answer, groups)
 	started := 0
 	if l.stopping() {
 		l.giveBack(free)
@@ -328,14 +462,18 @@ type outage struct {
 
 func newOutage() *outage { return &outage{waits: popOutageBackoff.waits()} }
 
-// failed records a failed pop and returns how long to wait before the next one, and whether
-// this failure began the outage.
-func (o *outage) failed() (wait time.Duration, began bool) {
+// failed records a failed pop sent at sent and returns how long to wait before the next one,
+// and whether this failure began the outage. A pop that left before the outage began fails
+// with the others in flight then: counted is false, and its failure changes nothing.
+func (o *outage) failed(sent time.Time) (wait time.Duration, began, counted bool) {
+	if o.down && sent.Before(o.since) {
+		return 0, false, false
+	}
 	o.failures++
 	if !o.down {
 		o.down, o.since, began = true, time.Now(), true
 	}
-	return o.waits.next(), began
+	return o.waits.next(), began, true
 }
 
 // recovered records a pop the broker answered. ended is true when it ended an outage, which
@@ -358,6 +496,12 @@ func (r *consumeLog) popFailed(err error, began bool) {
 	} else {
 		r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
 	}
+	r.report(nil, err)
+}
+
+// popFailedAgain reports the failure of a pop that was in flight when the outage began.
+func (r *consumeLog) popFailedAgain(err error) {
+	r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
 	r.report(nil, err)
 }
 

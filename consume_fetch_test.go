@@ -290,12 +290,12 @@ func TestTheLoopSurvivesABrokerRestart(t *testing.T) {
 }
 
 // Under autopilot the loop sends batch and partitions only as set, caps the batch to what it
-// can handle in half a lease, and takes every idle slot for one pop.
+// can handle in half a lease, and takes every idle slot for its first pop.
 func TestEachPopIsSizedForTheIdleSlotsAndTheLease(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	l := newConsumer(t.Context(), c.Queue("q").Concurrency(8), eachHandling(func(context.Context, *Message) error { return nil }))
-	assert.Equal(t, 8, l.slotsPerPop())
+	assert.Equal(t, 8, l.slotsPerPop(l.newFetch()))
 	p := l.nextPop(0, 8)
 	assert.Zero(t, p.partitions, "autopilot chooses the partitions")
 	assert.True(t, p.autopilot)
@@ -311,7 +311,7 @@ func TestEachPopIsSizedForTheIdleSlotsAndTheLease(t *testing.T) {
 	assert.Equal(t, 5, most)
 
 	fixed := newConsumer(t.Context(), c.Queue("q").Batch(100).Autopilot(false), eachHandling(nil))
-	assert.Equal(t, 1, fixed.slotsPerPop())
+	assert.Equal(t, 1, fixed.slotsPerPop(fixed.newFetch()))
 	size, _, _ = fixed.nextBatch()
 	assert.Equal(t, 100, size)
 	assert.Zero(t, fixed.nextPop(size, 1).partitions)
@@ -320,7 +320,7 @@ func TestEachPopIsSizedForTheIdleSlotsAndTheLease(t *testing.T) {
 	assert.Equal(t, 3, manual.nextPop(0, 3).partitions, "one partition per idle slot without autopilot")
 	assert.Zero(t, manual.nextPop(0, 1).partitions)
 	onePartition := newConsumer(t.Context(), c.Queue("q").Partition("p").Concurrency(8), eachHandling(nil))
-	assert.Equal(t, 1, onePartition.slotsPerPop(), "a partition route leases one partition at a time")
+	assert.Equal(t, 1, onePartition.slotsPerPop(onePartition.newFetch()), "a partition route leases one partition at a time")
 	grouped := newConsumer(t.Context(), c.Queue("q").Concurrency(8).Partitions(4), eachHandling(nil))
 	assert.Equal(t, 4, grouped.nextPop(0, 8).partitions, "partitions as set")
 	assert.Equal(t, 4, grouped.nextPop(0, 1).partitions, "partitions as set")

@@ -31,14 +31,17 @@ type leasedBatch struct {
 func (l *consumer) start(b *leasedBatch) {
 	l.idle.started()
 	b.calling.Store(-1)
-	b.freeSlot = sync.OnceFunc(func() { l.giveBack(1) })
+	b.freeSlot = sync.OnceFunc(func() {
+		l.giveBack(1)
+		l.signalBudget() // the fetch loop may send a pop for it
+	})
 	l.workers.Go(func() error {
 		defer func() {
 			l.held.Add(-int64(len(b.msgs)))
 			l.heldBytes.Add(-dataBytes(b.msgs))
 			l.idle.ended()
 			b.freeSlot()
-			l.signalBudget()
+			l.signalBudget() // what it held is released
 		}()
 		l.handle(b)
 		return nil

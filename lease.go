@@ -53,16 +53,18 @@ type leaseDeadline struct {
 const leaseBeganBy = time.Second
 
 // popDeadline is the deadline of a pop sent at sent and answered a at answered, which leased
-// msgs for lease.
-func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, msgs []*Message) *leaseDeadline {
+// the partitions' messages groups for lease.
+func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, groups [][]*Message) *leaseDeadline {
 	began := answered.Add(-leaseBeganBy)
 	if began.Before(sent) {
 		began = sent
 	}
 	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDate: a.date}
-	for _, m := range msgs {
-		if m.CreatedAt.After(d.newest) {
-			d.newest = m.CreatedAt
+	for _, msgs := range groups {
+		for _, m := range msgs {
+			if m.CreatedAt.After(d.newest) {
+				d.newest = m.CreatedAt
+			}
 		}
 	}
 	return d

@@ -2,7 +2,6 @@ package queen
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
-	"github.com/queenmq/queen-go/internal/wire"
 )
 
 // queueModeGroup is the broker's name for the shared group of pops that name none.
@@ -243,7 +241,7 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p
 	if status == http.StatusNoContent || len(bytesTrimSpace(buf.Bytes())) == 0 {
 		return []*Message{}, info, nil
 	}
-	msgs, err := decodePop(buf.Bytes(), req.path, req.affinity)
+	msgs, err := decodePopBuffer(buf, req.path, req.affinity)
 	if err != nil {
 		return nil, info, err
 	}
@@ -253,52 +251,6 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p
 	}
 	c.starts.saw(msgs)
 	return msgs, info, nil
-}
-
-// decodePop reads a 2xx pop body: messages, one of a 0.15 broker's ways to say "nothing to
-// deliver" (an empty result), or a 0.15 database failure answered as 200 (an *APIError).
-func decodePop(body []byte, path, route string) ([]*Message, error) {
-	var a wire.PopAnswer
-	if err := wire.Unmarshal(body, &a); err != nil {
-		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path,
-			Message: "pop answer is not a JSON object: " + err.Error(), NotJSON: true}
-	}
-	if a.Success != nil && !*a.Success && a.Error != nil && !wire.EmptyPopErrors[*a.Error] {
-		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: *a.Error}
-	}
-	if a.Messages == nil {
-		msg := "pop answer has no messages"
-		if a.Error != nil {
-			msg = *a.Error
-		}
-		return nil, &APIError{StatusCode: http.StatusOK, Method: http.MethodGet, Path: path, Message: msg}
-	}
-	msgs := make([]*Message, len(a.Messages))
-	backing := make([]Message, len(a.Messages)) // one allocation for the whole batch
-	partitionID, leaseID := deref(a.PartitionID), deref(a.LeaseID)
-	for i := range a.Messages {
-		w, m := &a.Messages[i], &backing[i]
-		m.ID, m.TransactionID, m.TraceID = w.ID, w.TransactionID, deref(w.TraceID)
-		// A message carries its own queue, partition, lease and group, or leaves them to the answer.
-		m.Queue = firstNonEmpty(w.Queue, a.Queue)
-		m.Partition = firstNonEmpty(w.Partition, a.Partition)
-		m.PartitionID = firstNonEmpty(w.PartitionID, partitionID)
-		m.LeaseID = firstNonEmpty(w.LeaseID, leaseID)
-		m.ConsumerGroup = firstNonEmpty(w.ConsumerGroup, a.ConsumerGroup)
-		m.Offset, m.DeliveryAttempt = -1, 0 // a 0.15 broker sends neither: unknown, not 0
-		if w.Offset != nil {
-			m.Offset = *w.Offset
-		}
-		if w.DeliveryAttempt != nil {
-			m.DeliveryAttempt = *w.DeliveryAttempt
-		}
-		// An unreadable time must not lose a leased batch: it is left zero.
-		m.CreatedAt, _ = time.Parse(time.RFC3339Nano, w.CreatedAt)
-		m.Data = json.RawMessage(w.Data)
-		m.route = route
-		msgs[i] = m
-	}
-	return msgs, nil
 }
 
 // deref is *s, or "" for nil.
