@@ -211,6 +211,9 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), params: b.popParams(forConsume),
 		concurrency: 1, autoAck: true, autopilot: !b.discovery()}
 	l.log = &consumeLog{logger: b.client.logger, onError: b.onError}
+	if l.log.onError == nil {
+		l.log.onError = func(*Message, error) {}
+	}
 	l.middleware = chainMiddleware(b.client.middleware, b.middleware)
 	if b.concurrencySet {
 		l.concurrency = b.concurrency

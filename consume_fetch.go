@@ -496,13 +496,13 @@ func (r *consumeLog) popFailed(err error, began bool) {
 	} else {
 		r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
 	}
-	r.report(nil, err)
+	r.onError(nil, err)
 }
 
 // popFailedAgain reports the failure of a pop that was in flight when the outage began.
 func (r *consumeLog) popFailedAgain(err error) {
 	r.logger.Debug("queen: consume pop failed again; retrying", "error", err)
-	r.report(nil, err)
+	r.onError(nil, err)
 }
 
 // outageEnded says the broker answers again after failing pops.

@@ -3,7 +3,6 @@ package queen
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -384,7 +383,7 @@ func isPanic(err error) bool {
 // consumeLog reports a consume loop's troubles to the client's logger and to OnError.
 type consumeLog struct {
 	logger  *slog.Logger
-	onError func(m *Message, err error)
+	onError func(m *Message, err error) // OnError's, or one that does nothing
 }
 
 func (r *consumeLog) report(m *Message, err error) {
@@ -398,7 +397,7 @@ func (r *consumeLog) handlerFailed(m *Message, err error) {
 	if !errors.As(err, &p) {
 		r.logger.Debug("queen: consume handler failed", append(m.logAttrs(), "error", err)...)
 	}
-	r.report(m, err)
+	r.onError(m, err)
 }
 
 // ackFailed reports an ack the loop gave up on: no answer while the lease held (or, after the
@@ -406,14 +405,14 @@ func (r *consumeLog) handlerFailed(m *Message, err error) {
 func (r *consumeLog) ackFailed(m *Message, err error) {
 	r.logger.Error("queen: consume ack given up; the messages will be delivered again once their lease has run out",
 		append(m.logAttrs(), "error", err)...)
-	r.report(nil, err)
+	r.onError(nil, err)
 }
 
 func (r *consumeLog) ackRefused(it AckItem, reason string) {
 	err := &ackRefusedError{transactionID: it.Message.TransactionID, reason: reason}
 	r.logger.Warn("queen: consume ack refused",
 		append(it.Message.logAttrs(), "status", it.Status, "error", reason)...)
-	r.report(it.Message, err)
+	r.onError(it.Message, err)
 }
 
 // ackOutcomeUnknown reports an ack whose answer was lost and whose resend was refused: the
@@ -421,25 +420,12 @@ func (r *consumeLog) ackRefused(it AckItem, reason string) {
 func (r *consumeLog) ackOutcomeUnknown(m *Message, err error) {
 	r.logger.Warn("queen: consume ack outcome unknown; the messages may be delivered again",
 		append(m.logAttrs(), "error", err)...)
-	r.report(nil, err)
+	r.onError(nil, err)
 }
 
 // ackRetrying reports an ack that got no answer and is sent again while the lease holds.
 func (r *consumeLog) ackRetrying(m *Message, err error) {
 	r.logger.Debug("queen: consume ack failed; sending it again while the lease holds",
 		append(m.logAttrs(), "error", err)...)
-	r.report(nil, err)
-}
-
-// leaseLost reports a batch whose lease a renewal found gone: nothing of it is acked.
-func (r *consumeLog) leaseLost(m *Message) {
-	r.logger.Warn("queen: lease lost; the batch was not acked and will be delivered again",
-		append(m.logAttrs(), "leaseId", m.LeaseID)...)
-	r.report(m, errorfLeaseLost(m))
-}
-
-// errorfLeaseLost is the error OnError receives for a batch whose lease was lost.
-func errorfLeaseLost(m *Message) error {
-	return fmt.Errorf("%w: lease %s of %s/%s was refused on renewal; the batch is delivered again",
-		ErrLeaseLost, m.LeaseID, m.Queue, m.Partition)
+	r.onError(nil, err)
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -224,7 +225,7 @@ func (l *consumer) loseLease(b *leasedBatch) {
 
 func (r *consumeLog) renewFailed(m *Message, err error) {
 	r.logger.Warn("queen: lease renewal failed; retrying", "leaseId", m.LeaseID, "error", err)
-	r.report(nil, err)
+	r.onError(nil, err)
 }
 
 // The client's renewer.
@@ -509,4 +510,17 @@ func (q *renewalQueue) Pop() any {
 	l.index = -1
 	*q = old[:len(old)-1]
 	return l
+}
+
+// leaseLost reports a batch whose lease a renewal found gone: nothing of it is acked.
+func (r *consumeLog) leaseLost(m *Message) {
+	r.logger.Warn("queen: lease lost; the batch was not acked and will be delivered again",
+		append(m.logAttrs(), "leaseId", m.LeaseID)...)
+	r.onError(m, errorfLeaseLost(m))
+}
+
+// errorfLeaseLost is the error OnError receives for a batch whose lease was lost.
+func errorfLeaseLost(m *Message) error {
+	return fmt.Errorf("%w: lease %s of %s/%s was refused on renewal; the batch is delivered again",
+		ErrLeaseLost, m.LeaseID, m.Queue, m.Partition)
 }
