@@ -386,12 +386,6 @@ type consumeLog struct {
 	onError func(m *Message, err error) // OnError's, or one that does nothing
 }
 
-func (r *consumeLog) report(m *Message, err error) {
-	if r.onError != nil {
-		r.onError(m, err)
-	}
-}
-
 func (r *consumeLog) handlerFailed(m *Message, err error) {
 	var p *PanicError
 	if !errors.As(err, &p) {
