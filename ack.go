@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
 )
@@ -91,33 +93,69 @@ func (c *Client) ackBatch(ctx context.Context, items []AckItem) ([]AckResult, er
 	return c.postAcks(ctx, &req, items)
 }
 
-// encodeAckBatch writes the body of a batch ack of valid items.
+// encodeAckBatch writes the body of a batch ack of valid items, straight into one buffer: the
+// bytes the wire codec would write for the same wire.AckBatchRequest.
 func encodeAckBatch(items []AckItem) ([]byte, error) {
-	body := wire.AckBatchRequest{Acknowledgments: make([]wire.AckRequest, len(items))}
 	group, uniform := groupOf(items[0].Message), true
-	for i, it := range items {
-		body.Acknowledgments[i] = newAckRequest(it.Message, it.Status, it.Error)
-		if groupOf(it.Message) != group {
+	size := 64
+	for _, it := range items {
+		m := it.Message
+		if groupOf(m) != group {
 			uniform = false
 		}
+		size += 96 + len(m.TransactionID) + len(m.PartitionID) + len(m.LeaseID) + len(m.ConsumerGroup) + len(it.Error)
 	}
-	if uniform {
+	dst := make([]byte, 0, size)
+	dst = append(dst, `{"acknowledgments":[`...)
+	for i, it := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		req := newAckRequest(it.Message, it.Status, it.Error)
+		if uniform {
+			req.ConsumerGroup = "" // said once for every item
+		}
+		dst = appendAckRequest(dst, &req)
+	}
+	dst = append(dst, ']')
+	if uniform && group != "" {
 		// One group for every item: say it once, as both broker versions read it.
-		body.ConsumerGroup = group
-		for i := range body.Acknowledgments {
-			body.Acknowledgments[i].ConsumerGroup = ""
+		dst = append(dst, `,"consumerGroup":`...)
+		dst = appendQuoted(dst, group)
+	}
+	return append(dst, '}'), nil
+}
+
+// appendAckRequest appends one ack item's JSON object, its members in the order and with the
+// omissions of wire.AckRequest.
+func appendAckRequest(dst []byte, r *wire.AckRequest) []byte {
+	dst = append(dst, `{"transactionId":`...)
+	dst = appendQuoted(dst, r.TransactionID)
+	dst = append(dst, `,"partitionId":`...)
+	dst = appendQuoted(dst, r.PartitionID)
+	for _, f := range [...]struct{ name, value string }{
+		{`,"leaseId":`, r.LeaseID}, {`,"status":`, r.Status},
+		{`,"consumerGroup":`, r.ConsumerGroup}, {`,"error":`, r.Error},
+	} {
+		if f.value != "" {
+			dst = append(dst, f.name...)
+			dst = appendQuoted(dst, f.value)
 		}
 	}
-	return wire.Marshal(&body)
+	return append(dst, '}')
+}
+
+// appendQuoted appends s as a JSON string, invalid UTF-8 replaced by U+FFFD as the wire codec
+// writes it.
+func appendQuoted(dst []byte, s string) []byte {
+	dst, _ = jsontext.AppendQuote(dst, s) // on invalid UTF-8 it still writes, replaced
+	return dst
 }
 
 // ack sends one message's ack; a refused item is returned as an error wrapping errAckRefused.
 func (c *Client) ack(ctx context.Context, m *Message, status Status, errText string) (AckResult, error) {
 	body := newAckRequest(m, status, errText)
-	raw, err := wire.Marshal(&body)
-	if err != nil {
-		return AckResult{}, fmt.Errorf("queen: encode ack: %w", err)
-	}
+	raw := appendAckRequest(make([]byte, 0, 128+len(m.TransactionID)+len(m.PartitionID)+len(m.LeaseID)+len(errText)), &body)
 	req := request{method: http.MethodPost, path: route.Ack.Path(), body: raw, affinity: m.route,
 		route: route.Ack, items: 1, once: true}
 	items := [1]AckItem{{Message: m, Status: status, Error: errText}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/internal/wire"
 )
 
 func BenchmarkEncodeAckBatch(b *testing.B) {
@@ -87,4 +88,44 @@ func FuzzAckResults(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An ack's body is written by hand for speed, so it must be the very bytes the wire codec
+// writes for the same request: member order, omitted empty members, the group said once when
+// every item shares it, escapes, and invalid UTF-8 replaced.
+func TestAckBodiesAreWhatTheWireCodecWrites(t *testing.T) {
+	texts := []string{"", "t-1", `quote " back \ slash`, "<html> & \u2028 \x01 tab\t", "bad \xff utf-8", "ünï"}
+	groups := []string{"", queueModeGroup, "g1", "g \"2\""}
+	for i := range 400 {
+		pick := func(xs []string, k int) string { return xs[(i*7+k*13+i/len(xs))%len(xs)] }
+		var items []AckItem
+		for k := range 1 + i%4 {
+			m := &Message{TransactionID: "tx" + pick(texts, k), PartitionID: "p" + pick(texts, k+1),
+				LeaseID: pick(texts, k+2), ConsumerGroup: pick(groups, k+i/97)}
+			items = append(items, AckItem{Message: m, Status: []Status{"", StatusFailed, StatusDLQ}[(i+k)%3],
+				Error: pick(texts, k+3)})
+		}
+		want := wire.AckBatchRequest{}
+		group, uniform := groupOf(items[0].Message), true
+		for _, it := range items {
+			want.Acknowledgments = append(want.Acknowledgments, newAckRequest(it.Message, it.Status, it.Error))
+			uniform = uniform && groupOf(it.Message) == group
+		}
+		if uniform {
+			want.ConsumerGroup = group
+			for j := range want.Acknowledgments {
+				want.Acknowledgments[j].ConsumerGroup = ""
+			}
+		}
+		wantBody, err := wire.Marshal(&want)
+		require.NoError(t, err)
+		got, err := encodeAckBatch(items)
+		require.NoError(t, err)
+		require.Equal(t, string(wantBody), string(got), "batch ack %d", i)
+
+		one := newAckRequest(items[0].Message, items[0].Status, items[0].Error)
+		wantOne, err := wire.Marshal(&one)
+		require.NoError(t, err)
+		require.Equal(t, string(wantOne), string(appendAckRequest(nil, &one)), "single ack %d", i)
+	}
 }

@@ -144,14 +144,27 @@ func (l *consumer) sendPop(f *fetchState, free int) bool {
 	l.held.Add(int64(r.most)) // what this pop may bring counts already
 	f.inFlight++
 	f.alone = f.alone || r.alone
-	go func() {
+	send := func() {
 		r.msgs, r.answer, r.err = l.c.doPopAnswer(ctx, b, path, params)
 		r.answeredAt = l.now()
 		r.interrupted = ctx.Err() != nil && l.popCtx.Err() == nil
 		popped()
 		f.answers <- r
-	}()
+	}
+	if l.onePopAtATime() {
+		// No other pop could go meanwhile, and the loop would only wait for this one: it is
+		// sent from the loop itself, sparing a goroutine and a hand-off per pop.
+		send()
+	} else {
+		go send()
+	}
 	return true
+}
+
+// onePopAtATime reports whether the loop never has more than one pop in flight: with
+// Concurrency 1, or on a partition route, whose pop leases its one partition.
+func (l *consumer) onePopAtATime() bool {
+	return l.concurrency == 1 || l.b.partition != ""
 }
 
 // answered takes one pop's answer: what it leased is handed out, an error counted. It

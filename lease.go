@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -137,17 +138,27 @@ func (g *leaseGuess) learn(d time.Duration) {
 // keepLease has the client's renewer extend b's lease while b is handled, and returns the func
 // that stops it. A refused renewal cancels the handler's ctx with cause ErrLeaseLost.
 func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) (stop func()) {
-	first := b.msgs[0]
-	return l.c.renewer.track(first.LeaseID, renewPlan{
+	return l.c.renewer.track(b.msgs[0].LeaseID, renewPlan{
 		every: l.renewEvery, extend: l.renewExtend, expires: b.deadline.get(), first: l.firstRenewal(b),
-	}, &leaseHolder{
-		extended: func(sent, expiresAt time.Time) time.Time { return l.extended(b, sent, expiresAt) },
-		failed:   func(err error) { l.log.renewFailed(first, err) },
-		lost: func() {
-			l.loseLease(b)
-			cancel(ErrLeaseLost)
-		},
-	})
+	}, &batchLease{l: l, b: b, cancel: cancel})
+}
+
+// batchLease is a batch of a loop holding its lease while it is handled.
+type batchLease struct {
+	l      *consumer
+	b      *leasedBatch
+	cancel context.CancelCauseFunc // the handler's ctx
+}
+
+func (h *batchLease) renewed(sent, expiresAt time.Time) time.Time {
+	return h.l.extended(h.b, sent, expiresAt)
+}
+
+func (h *batchLease) renewFailed(err error) { h.l.log.renewFailed(h.b.msgs[0], err) }
+
+func (h *batchLease) leaseLost() {
+	h.l.loseLease(h.b)
+	h.cancel(ErrLeaseLost)
 }
 
 // firstRenewal is how long after now b's lease is first extended: RenewLease's every when set,
@@ -230,12 +241,13 @@ func (r *consumeLog) renewFailed(m *Message, err error) {
 
 // The client's renewer.
 
-// leaseRenewer extends the leases of in-flight batches for one client. One goroutine serves
-// every lease of the client, whatever the number of consume loops and messages: it starts
-// with the first tracked lease and ends when none is left (or at stop). It keeps the leases in
-// order of their next renewal, and sends each renewal in a goroutine of its own, as many at
-// once as are due: however many leases the client holds and however slow the broker answers,
-// no renewal waits for another. New sets its client.
+// leaseRenewer extends the leases of in-flight batches for one client. It keeps the leases in
+// order of their next renewal and arms one timer, on the client's clock, for the soonest: no
+// goroutine waits while no renewal is due, so a batch that starts and ends between two
+// renewals costs the registry an entry and a timer, whatever the number of consume loops and
+// messages. When renewals are due it sends each in a goroutine of its own, as many at once as
+// are due: however many leases the client holds and however slow the broker answers, no
+// renewal waits for another. New sets its client.
 type leaseRenewer struct {
 	client *Client
 	// observe, when set, sees the outcome of every periodic renewal. Tests set it before use.
@@ -243,13 +255,16 @@ type leaseRenewer struct {
 
 	mu      sync.Mutex
 	leases  map[string]*renewedLease
-	due     renewalQueue  // the leases not being renewed, soonest due first
-	wake    chan struct{} // buffered(1): the registry changed, or a renewal was answered
+	due     renewalQueue // the leases not being renewed, soonest due first
 	ctx     context.Context
 	cancel  context.CancelFunc // ends the renewals in flight, at stop
-	running bool
 	stopped bool
-	done    sync.WaitGroup
+	// The armed wake-up, if any: it fires at wakeAt, and disarm stops it. wakeGen tells a
+	// wake-up that fired from one armed after it.
+	disarm  func()
+	wakeAt  time.Time
+	wakeGen uint64
+	done    sync.WaitGroup // the renewals in flight
 }
 
 // renewRequestTimeout bounds one extend request.
@@ -272,10 +287,19 @@ type renewedLease struct {
 	expires time.Time
 	due     time.Time
 	index   int // in the renewer's queue; -1 while a renewal is in flight
-	holders map[*leaseHolder]struct{}
+	holders []leaseKeeper
 }
 
-// leaseHolder is one in-flight batch that needs its lease kept alive.
+// leaseKeeper is one in-flight batch that needs its lease kept alive, told of every renewal.
+type leaseKeeper interface {
+	// renewed is told of a renewal sent at sent that succeeded, with the expiry the broker
+	// answered (zero when not said), and returns when the lease now runs out.
+	renewed(sent, expiresAt time.Time) time.Time
+	renewFailed(err error) // a renewal could not be sent; it is tried again soon
+	leaseLost()            // a renewal was refused: the lease is gone
+}
+
+// leaseHolder is a leaseKeeper made of funcs.
 type leaseHolder struct {
 	// extended is told of a renewal sent at sent that succeeded, with the expiry the broker
 	// answered (zero when not said), and returns when the lease now runs out.
@@ -283,6 +307,12 @@ type leaseHolder struct {
 	failed   func(err error) // a renewal could not be sent; it is tried again soon
 	lost     func()          // a renewal was refused: the lease is gone
 }
+
+func (h *leaseHolder) renewed(sent, expiresAt time.Time) time.Time {
+	return h.extended(sent, expiresAt)
+}
+func (h *leaseHolder) renewFailed(err error) { h.failed(err) }
+func (h *leaseHolder) leaseLost()            { h.lost() }
 
 func (r *leaseRenewer) clock() clock { return r.client.clock }
 
@@ -299,7 +329,7 @@ func (r *leaseRenewer) extend(ctx context.Context, leaseID string, d time.Durati
 
 // track renews leaseID as plan says for as long as h holds it, and returns the func that ends
 // h's hold. A lease with several holders is renewed once per period.
-func (r *leaseRenewer) track(leaseID string, plan renewPlan, h *leaseHolder) (untrack func()) {
+func (r *leaseRenewer) track(leaseID string, plan renewPlan, h leaseKeeper) (untrack func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped || leaseID == "" {
@@ -307,30 +337,24 @@ func (r *leaseRenewer) track(leaseID string, plan renewPlan, h *leaseHolder) (un
 	}
 	if r.leases == nil {
 		r.leases = make(map[string]*renewedLease)
-		r.wake = make(chan struct{}, 1)
 		r.ctx, r.cancel = context.WithCancel(context.Background())
 	}
 	l := r.leases[leaseID]
 	if l == nil {
 		l = &renewedLease{id: leaseID, every: plan.every, extend: plan.extend, expires: plan.expires,
-			due: r.clock().Now().Add(plan.first), holders: make(map[*leaseHolder]struct{})}
+			due: r.clock().Now().Add(plan.first), holders: make([]leaseKeeper, 0, 1)}
 		r.leases[leaseID] = l
 		heap.Push(&r.due, l)
+		r.scheduleLocked()
 	}
-	l.holders[h] = struct{}{}
-	switch {
-	case !r.running:
-		r.running = true
-		r.done.Add(1)
-		go r.loop()
-	case l.index == 0:
-		r.signal() // the loop waits for a later renewal
-	}
+	l.holders = append(l.holders, h)
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if cur := r.leases[leaseID]; cur == l {
-			delete(l.holders, h)
+			if i := slices.Index(l.holders, h); i >= 0 {
+				l.holders = slices.Delete(l.holders, i, i+1)
+			}
 			if len(l.holders) == 0 {
 				delete(r.leases, leaseID)
 				if l.index >= 0 {
@@ -338,83 +362,68 @@ func (r *leaseRenewer) track(leaseID string, plan renewPlan, h *leaseHolder) (un
 				}
 			}
 		}
-		if len(r.leases) == 0 {
-			r.signal() // the loop ends; with leases left, it wakes for the next due anyway
-		}
+		// A wake-up left armed with nothing due does nothing when it fires; the next lease
+		// tracked, due later, keeps it rather than arming one of its own.
 	}
 }
 
-// poke wakes the loop: a renewal may be due.
-func (r *leaseRenewer) poke() {
+// scheduleLocked starts every renewal that is due and arms the wake-up for the next one, unless
+// one armed before fires no later; r.mu is held.
+func (r *leaseRenewer) scheduleLocked() {
+	if r.stopped {
+		return
+	}
+	now := r.clock().Now()
+	r.renewDueLocked(now)
+	if len(r.due) == 0 {
+		r.disarmLocked()
+		return
+	}
+	next := r.due[0].due
+	if r.disarm != nil && !r.wakeAt.After(next) {
+		return // the wake-up armed fires in time
+	}
+	r.disarmLocked()
+	r.wakeGen++
+	gen := r.wakeGen
+	r.wakeAt = next
+	r.disarm = r.clock().AfterFunc(next.Sub(now), func() { r.woke(gen) })
+}
+
+// disarmLocked stops the armed wake-up, if any; r.mu is held.
+func (r *leaseRenewer) disarmLocked() {
+	if r.disarm != nil {
+		r.disarm()
+		r.disarm = nil
+	}
+}
+
+// woke is the wake-up armed as number gen: renewals may be due.
+func (r *leaseRenewer) woke(gen uint64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.signal()
-}
-
-// signal wakes the loop, if any; r.mu is held.
-func (r *leaseRenewer) signal() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
+	if gen == r.wakeGen {
+		r.disarm = nil // it fired: no longer armed
 	}
+	r.scheduleLocked()
 }
 
-// stop ends the renewer's goroutine, if any, and the renewals in flight, and waits for them;
-// Close calls it. Leases tracked afterwards are not renewed.
+// stop ends the renewals in flight and waits for them; Close calls it. Leases tracked
+// afterwards are not renewed.
 func (r *leaseRenewer) stop() {
 	r.mu.Lock()
 	r.stopped = true
 	if r.cancel != nil {
 		r.cancel()
 	}
-	if r.wake != nil {
-		r.signal()
-	}
+	r.disarmLocked()
 	r.mu.Unlock()
 	r.done.Wait()
 }
 
-// loop waits for the earliest due renewal and starts every one due, until no lease is left or
-// stop. It waits for the renewals it started before it returns.
-func (r *leaseRenewer) loop() {
-	defer r.done.Done()
-	var inFlight sync.WaitGroup // the renewals this loop started
-	defer inFlight.Wait()
-	clock := r.clock()
-	for {
-		r.mu.Lock()
-		if r.stopped || len(r.leases) == 0 {
-			r.running = false
-			r.mu.Unlock()
-			return
-		}
-		var next time.Time
-		if len(r.due) > 0 {
-			next = r.due[0].due
-		}
-		wake := r.wake
-		r.mu.Unlock()
-
-		if next.IsZero() {
-			<-wake // every lease is being renewed: wait for an answer or a change
-			continue
-		}
-		if wait := next.Sub(clock.Now()); wait > 0 {
-			stop := clock.AfterFunc(wait, r.poke)
-			<-wake
-			stop()
-			continue // the registry may have changed; look again
-		}
-		r.renewDue(&inFlight)
-	}
-}
-
-// renewDue starts every renewal that is due, one request per leaseId, each in a goroutine of
-// its own.
-func (r *leaseRenewer) renewDue(inFlight *sync.WaitGroup) {
-	now := r.clock().Now()
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// renewDueLocked starts every renewal due at now, one request per leaseId, each in a goroutine
+// of its own; r.mu is held.
+func (r *leaseRenewer) renewDueLocked(now time.Time) {
 	for len(r.due) > 0 && !r.due[0].due.After(now) {
 		l := heap.Pop(&r.due).(*renewedLease)
 		if !now.Before(l.expires) {
@@ -422,7 +431,7 @@ func (r *leaseRenewer) renewDue(inFlight *sync.WaitGroup) {
 				"leaseId", l.id, "late", now.Sub(l.expires).Round(time.Millisecond))
 		}
 		ctx := r.ctx
-		inFlight.Go(func() {
+		r.done.Go(func() {
 			sent, expiresAt, err := r.extend(ctx, l.id, l.extend)
 			r.settle(sent, expiresAt, l, err)
 			if r.observe != nil {
@@ -438,29 +447,25 @@ func (r *leaseRenewer) renewDue(inFlight *sync.WaitGroup) {
 func (r *leaseRenewer) settle(sent, expiresAt time.Time, l *renewedLease, err error) {
 	lost := errors.Is(err, ErrLeaseExpired)
 	r.mu.Lock()
-	holders := make([]*leaseHolder, 0, len(l.holders))
-	for h := range l.holders {
-		holders = append(holders, h)
-	}
+	holders := slices.Clone(l.holders)
 	r.mu.Unlock()
 
 	expires := l.expires
 	for _, h := range holders {
 		switch {
 		case err == nil:
-			if until := h.extended(sent, expiresAt); until.After(expires) {
+			if until := h.renewed(sent, expiresAt); until.After(expires) {
 				expires = until
 			}
 		case lost:
-			h.lost()
+			h.leaseLost()
 		default:
-			h.failed(err)
+			h.renewFailed(err)
 		}
 	}
 
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	defer r.signal()
 	if r.leases[l.id] != l {
 		return // untracked meanwhile
 	}
@@ -476,6 +481,7 @@ func (r *leaseRenewer) settle(sent, expiresAt time.Time, l *renewedLease, err er
 		l.due = sent.Add(renewRetryBackoff(l.period(sent)).wait(1))
 	}
 	heap.Push(&r.due, l)
+	r.scheduleLocked()
 }
 
 // period is how long after at the lease is renewed next: its every, else half of what is

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
@@ -140,51 +141,76 @@ func (b QueueBuilder) popParams(t terminal) popParams {
 	return p
 }
 
-// encode writes the query of a pop with these parameters. Booleans are sent as true or false,
-// never as another spelling a 0.15 broker would read as false; a start time keeps its offset,
-// its "+" escaped.
+// encode writes the query of a pop with these parameters, its keys in sorted order as
+// url.Values.Encode writes them. Booleans are sent as true or false, never as another spelling
+// a 0.15 broker would read as false; a start time keeps its offset, its "+" escaped.
 func (p popParams) encode() string {
-	q := make(url.Values, 8)
-	if p.namespace != "" {
-		q.Set("namespace", p.namespace)
+	var q queryWriter
+	q.b.Grow(96)
+	if p.autoAck {
+		q.add("autoAck", "true")
 	}
-	if p.task != "" {
-		q.Set("task", p.task)
+	if p.autopilot {
+		q.add("autopilot", "true")
+	}
+	if p.batch > 0 {
+		q.addInt("batch", int64(p.batch))
+	}
+	if p.conflation {
+		q.add("conflation", "true")
 	}
 	if p.group != "" {
-		q.Set("consumerGroup", p.group)
+		q.add("consumerGroup", p.group)
+	}
+	if p.leaseSeconds > 0 {
+		q.addInt("leaseSeconds", p.leaseSeconds)
+	}
+	if p.namespace != "" {
+		q.add("namespace", p.namespace)
+	}
+	if p.partitions > 0 {
+		q.addInt("partitions", int64(p.partitions))
+	}
+	if p.group != "" {
 		if !p.from.IsZero() {
-			q.Set("subscriptionFrom", p.from.Format(time.RFC3339Nano))
+			q.add("subscriptionFrom", p.from.Format(time.RFC3339Nano))
 		} else if p.mode != "" {
-			q.Set("subscriptionMode", string(p.mode))
+			q.add("subscriptionMode", string(p.mode))
 		}
+	}
+	if p.task != "" {
+		q.add("task", p.task)
 	}
 	switch {
 	case p.longPoll:
-		q.Set("wait", "true")
-		q.Set("timeout", strconv.FormatInt(p.timeout.Milliseconds(), 10))
+		q.addInt("timeout", p.timeout.Milliseconds())
+		q.add("wait", "true")
 	case p.noWait:
-		q.Set("wait", "false")
+		q.add("wait", "false")
 	}
-	if p.autopilot {
-		q.Set("autopilot", "true")
+	return q.b.String()
+}
+
+// queryWriter writes a query string one key=value pair at a time, the value escaped.
+type queryWriter struct{ b strings.Builder }
+
+func (q *queryWriter) sep(key string) {
+	if q.b.Len() > 0 {
+		q.b.WriteByte('&')
 	}
-	if p.batch > 0 {
-		q.Set("batch", strconv.Itoa(p.batch))
-	}
-	if p.partitions > 0 {
-		q.Set("partitions", strconv.Itoa(p.partitions))
-	}
-	if p.leaseSeconds > 0 {
-		q.Set("leaseSeconds", strconv.FormatInt(p.leaseSeconds, 10))
-	}
-	if p.conflation {
-		q.Set("conflation", "true")
-	}
-	if p.autoAck {
-		q.Set("autoAck", "true")
-	}
-	return q.Encode()
+	q.b.WriteString(key)
+	q.b.WriteByte('=')
+}
+
+func (q *queryWriter) add(key, value string) {
+	q.sep(key)
+	q.b.WriteString(url.QueryEscape(value))
+}
+
+func (q *queryWriter) addInt(key string, n int64) {
+	q.sep(key)
+	var digits [20]byte
+	q.b.Write(strconv.AppendInt(digits[:0], n, 10))
 }
 
 // pollDeadline is how long the pop may wait for its answer, beyond the client's margin: the

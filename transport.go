@@ -65,8 +65,8 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 		defer cancel()
 		rc = c.poll
 	}
-	a := &attempt{c: c, req: r, current: c.pickServer(r.affinity, nil)}
-	ctx = context.WithValue(ctx, attemptKey{}, a)
+	a := &attempt{Context: ctx, c: c, req: r, current: c.pickServer(r.affinity, nil)}
+	ctx = a
 	if r.once {
 		a.sent.reports = c.transportReports()
 		ctx = a.sent.trace(ctx)

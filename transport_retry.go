@@ -21,18 +21,29 @@ import (
 // try, a call that is not safe to repeat learns when its answer may have been lost, and a
 // retry after a failing server goes to another one.
 
-// attempt is one call's tries, carried in the request's context for the retry client's hooks.
+// attempt is one call's tries, carried in the request's context for the retry client's hooks:
+// it is that context, the call's own with the attempt as the value of attemptKey, so that
+// carrying it costs no context of its own.
 type attempt struct {
-	c       *Client
-	req     *request
-	current *server
-	failed  bool      // the last try failed in a way that counts against the server
-	try     int       // 1-based number of the try in flight (only with a Request hook)
-	started time.Time // when it was sent (only with a Request hook)
-	sent    sendProgress
+	context.Context // the call's
+	c               *Client
+	req             *request
+	current         *server
+	failed          bool      // the last try failed in a way that counts against the server
+	try             int       // 1-based number of the try in flight (only with a Request hook)
+	started         time.Time // when it was sent (only with a Request hook)
+	sent            sendProgress
 }
 
 type attemptKey struct{}
+
+// Value is the attempt itself for attemptKey, else the call's ctx's value.
+func (a *attempt) Value(key any) any {
+	if _, ok := key.(attemptKey); ok {
+		return a
+	}
+	return a.Context.Value(key)
+}
 
 // attemptOf is the attempt ctx carries, or nil.
 func attemptOf(ctx context.Context) *attempt {
@@ -195,6 +206,11 @@ type tryTimeout struct {
 }
 
 func (t tryTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
+	if d, ok := r.Context().Deadline(); ok && !d.After(time.Now().Add(t.timeout)) {
+		// The call's own deadline ends the try first (an ack's, a renewal's): a timer of the
+		// try's own would never fire.
+		return t.next.RoundTrip(r)
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), t.timeout)
 	resp, err := t.next.RoundTrip(r.WithContext(ctx))
 	if err != nil {
