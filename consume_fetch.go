@@ -387,6 +387,10 @@ func (l *consumer) pause(d time.Duration) bool {
 // message, is given back too (see groupCounters).
 func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
 	l.idle.busy()
+	sizes := make([]int64, len(groups)) // each partition's data, counted before it is handed on
+	for i, g := range groups {
+		sizes[i] = dataBytes(g)
+	}
 	lease, _ := l.lease.get()
 	deadline := popDeadline(sentAt, answeredAt, lease, answer, groups)
 	started := 0
@@ -402,22 +406,44 @@ func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt ti
 					break
 				}
 			}
-			if l.releasePending(groups[started], deadline) {
-				l.held.Add(-int64(len(groups[started])))
-				l.heldBytes.Add(-dataBytes(groups[started]))
+			if n := len(groups[started]); l.releasePending(groups[started], deadline) {
+				l.held.Add(-int64(n))
+				l.heldBytes.Add(-sizes[started])
 				l.giveBack(1)
 				continue
 			}
-			l.start(&leasedBatch{msgs: groups[started], deadline: deadline})
+			l.start(&leasedBatch{msgs: groups[started], bytes: sizes[started], deadline: deadline})
 		}
 	}
 	if rest := groups[started:]; len(rest) > 0 {
-		for _, g := range rest {
+		for i, g := range rest {
 			l.held.Add(-int64(len(g)))
-			l.heldBytes.Add(-dataBytes(g))
+			l.heldBytes.Add(-sizes[started+i])
 		}
 		l.release(rest, deadline)
 	}
+}
+
+// leaseBeganBy is how long before a pop's answer arrived its lease is taken to have begun, at
+// the latest: the broker leases as it answers, but a long poll may have waited long before.
+const leaseBeganBy = time.Second
+
+// popDeadline is the deadline of a pop sent at sent and answered a at answered, which leased
+// the partitions' messages groups for lease.
+func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, groups [][]*Message) *leaseDeadline {
+	began := answered.Add(-leaseBeganBy)
+	if began.Before(sent) {
+		began = sent
+	}
+	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDate: a.date}
+	for _, msgs := range groups {
+		for _, m := range msgs {
+			if m.CreatedAt.After(d.newest) {
+				d.newest = m.CreatedAt
+			}
+		}
+	}
+	return d
 }
 
 // dataBytes is the size of msgs' data.

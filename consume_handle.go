@@ -19,6 +19,7 @@ import (
 // offset order, and acked with one request (or a few, with progress acks).
 type leasedBatch struct {
 	msgs     []*Message
+	bytes    int64          // the data of msgs, held against MaxInFlightBytes until the batch ends
 	deadline *leaseDeadline // shared by the partitions of the pop
 	lost     atomic.Bool    // a renewal was refused: nothing more is handled or acked
 
@@ -38,7 +39,7 @@ func (l *consumer) start(b *leasedBatch) {
 	l.workers.Go(func() error {
 		defer func() {
 			l.held.Add(-int64(len(b.msgs)))
-			l.heldBytes.Add(-dataBytes(b.msgs))
+			l.heldBytes.Add(-b.bytes)
 			l.idle.ended()
 			b.freeSlot()
 			l.signalBudget() // what it held is released

@@ -50,28 +50,6 @@ type leaseDeadline struct {
 	newest  time.Time // the newest createdAt the pop brought, on the broker's clock
 }
 
-// leaseBeganBy is how long before a pop's answer arrived its lease is taken to have begun, at
-// the latest: the broker leases as it answers, but a long poll may have waited long before.
-const leaseBeganBy = time.Second
-
-// popDeadline is the deadline of a pop sent at sent and answered a at answered, which leased
-// the partitions' messages groups for lease.
-func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, groups [][]*Message) *leaseDeadline {
-	began := answered.Add(-leaseBeganBy)
-	if began.Before(sent) {
-		began = sent
-	}
-	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDate: a.date}
-	for _, msgs := range groups {
-		for _, m := range msgs {
-			if m.CreatedAt.After(d.newest) {
-				d.newest = m.CreatedAt
-			}
-		}
-	}
-	return d
-}
-
 // extend moves the deadline to until, never back.
 func (d *leaseDeadline) extend(until time.Time) {
 	d.mu.Lock()
