@@ -93,6 +93,7 @@ func (e v015) apply(a ack015, res *AckResult, tx bool) {
 		finished := live != nil && e.countAck(gc)
 		if finished {
 			gc.retries = 0
+			gc.p.recount() // the partition's failed count reads the counter
 		}
 		res.LeaseReleased = live == nil || finished
 		return
