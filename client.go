@@ -73,7 +73,8 @@ type Client struct {
 	loops    sync.WaitGroup
 	clock    clock // the time of leases; tests set a manual one before use
 	renewer  leaseRenewer
-	starts   groupStarts // "new" groups whose start the broker may not have stored yet
+	starts   groupStarts       // "new" groups whose start the broker may not have stored yet
+	counters partitionCounters // what the loops know of 0.15 partitions' retry counters
 
 	hooks      hookSet      // WithHooks
 	middleware []Middleware // WithMiddleware: around every loop's handler calls
@@ -259,6 +260,13 @@ func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // Close stops every consume loop of this client (waiting until each has returned, with its
 // last acks sent) and the lease renewer. Calls made after Close returns answer ErrClosed.
 // Close is idempotent and returns nil; a second call waits for the first to finish.
+//
+// Close is bounded: running handlers get each loop's ShutdownTimeout, and an ack that gets no
+// answer is sent again for at most 5s more, so Close returns within ShutdownTimeout plus 10s
+// even when the broker answers nothing, as long as the handlers return when their ctx is
+// cancelled (a handler that does not is logged every 10s, and Close waits for it). Each ack it
+// gave up on is logged at error level; those messages are delivered again once their lease
+// has run out. Shutdown(ctx) returns at ctx's end at the latest.
 func (c *Client) Close() error {
 	c.mu.Lock()
 	if c.closed {

@@ -2,14 +2,18 @@ package queen
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testutil"
 )
 
@@ -83,4 +87,62 @@ func TestShutdownReturnsNilOnceLoopsStop(t *testing.T) {
 	testutil.Recv(t, handled, "the handler")
 	require.NoError(t, c.Shutdown(testutil.Context(t)))
 	require.NoError(t, testutil.Recv(t, done, "Consume"))
+}
+
+// Close is bounded when the broker answers no ack, whether it refuses the connections or
+// takes the requests and never answers: it returns within ShutdownTimeout plus 10s (here the
+// default 30s), a handler still running at Close included, and logs each ack it gave up at
+// error level. (It took the whole lease before, the 60s of a push-created queue.)
+func TestCloseIsBoundedWhenTheBrokerAnswersNoAck(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		hang    bool
+		handler time.Duration // how long the handler still runs after Close
+	}{
+		{"refused", false, 0},
+		{"never answered", true, 0},
+		{"never answered, handler running", true, 20 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				f := newFakeBroker("dead", false)
+				f.pushN("p", 1)
+				var tr http.RoundTripper = f
+				if tc.hang {
+					f.ackHangs = true
+				} else {
+					tr = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+						if rt, _ := route.Match(r.Method, r.URL.Path); rt.Family == route.FamilyAck {
+							return nil, errors.New("connection refused")
+						}
+						return f.RoundTrip(r)
+					})
+				}
+				var logs testutil.LogBuffer
+				c, err := New("http://fake.test", WithHTTPClient(&http.Client{Transport: tr}), WithLogger(jsonLogger(&logs)))
+				require.NoError(t, err)
+				handling := make(chan struct{})
+				done := testutil.Go(func() error {
+					return c.Queue("dead").Each().Consume(context.Background(), func(context.Context, *Message) error {
+						close(handling)
+						time.Sleep(tc.handler)
+						return nil
+					})
+				})
+				<-handling
+				if tc.handler == 0 {
+					synctest.Wait() // the handler returned; its ack gets no answer
+				}
+				began := time.Now()
+				require.NoError(t, c.Close())
+				took := time.Since(began)
+				require.NoError(t, <-done)
+				assert.LessOrEqual(t, took, defaultShutdownTimeout+10*time.Second)
+				assert.Equal(t, 1, strings.Count(logs.String(), `"level":"ERROR","msg":"queen: consume ack given up`), logs.String())
+				assert.Contains(t, logs.String(), `"transactionId":"p-0"`)
+			})
+		})
+	}
 }

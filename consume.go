@@ -3,6 +3,7 @@ package queen
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,7 +17,8 @@ import (
 // which are the same with "the batch" in place of "the message"). When h returns nil every
 // message it did not settle itself is completed; when it returns an error, the first message
 // it did not settle is acked with the error's outcome (failed, retry) and the rest come back
-// with it, except for DeadLetter(err), which files every message it did not settle.
+// with it, except for DeadLetter(err), which files every message it did not settle. AckEvery
+// is refused with ErrInvalidOption: a batch is acked when h returns.
 func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 	if h == nil {
 		return invalidOption("handler", "nil", "Consume needs a handler")
@@ -27,16 +29,19 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // Consume long-polls the queue and calls h once per message until ctx is done, Limit or
 // IdleTimeout is reached, the Client is closed, or a fatal error occurs. Every graceful stop
 // returns nil; a fatal error (an invalid option, 401 or 403, a 404 from a broker that lacks
-// the route, another 4xx the broker gives a pop) is returned at once. Transient errors
-// (network, 5xx, 429) go to OnError and are retried with jittered backoff.
+// the route, another 4xx the broker gives a pop) is returned at once, and not logged as an
+// error too. Transient errors (network, 5xx, 429) go to OnError and are retried with jittered
+// backoff.
 //
 // Messages of one partition are handled one at a time in offset order; up to Concurrency
 // partitions are handled at once, each by its own goroutine. One pop at a time asks for work
-// for every idle goroutine, and a pop's batch bounds what it leases across all its partitions,
-// so at most Batch × Concurrency messages are leased at any time. With autopilot on and no
-// Batch or Partitions, a pop sends autopilot=true and leaves both to the broker; without
-// autopilot it asks for one partition per idle goroutine. Partitions a pop brings beyond the
-// idle goroutines wait for one.
+// for every idle goroutine, and a pop's batch bounds what it leases across all its partitions.
+// The loop holds at most 2 × Batch × Concurrency leased messages at any time (with no Batch,
+// the batch it asks for), those whose ack waits out a backoff included: at the bound it sends
+// no pop until one is released. MaxInFlightBytes bounds their data as well. With autopilot on
+// and no Batch or Partitions, a pop sends autopilot=true and leaves both to the broker;
+// without autopilot it asks for one partition per idle goroutine. Partitions a pop brings
+// beyond the idle goroutines wait for one.
 //
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,
@@ -47,32 +52,44 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // messages come back with it. With AutoAck(false), h settles messages itself; whatever it left
 // unsettled is acked with its error's outcome when it returns an error or panics, and left
 // alone when it returns nil (its lease then runs out and the message comes back, unless h
-// settled it).
+// settled it). A message is dead-lettered by its own failures only: with the queue's
+// retryLimit n, a message that always fails is handed to h n+1 times, on a 0.15 broker too
+// (whose retry counter is the partition's: there the loop pops a failed message alone next).
 //
 // A failed or retried message waits out its backoff (RetryBackoff, or RetryAfter's wait)
 // before its ack is sent and it comes back; the loop keeps its lease meanwhile and the wait
 // holds no handler goroutine. A handler that returns an error after the stop cancelled its
-// ctx is acked retry, not failed. AckEvery acks the handled part of a batch as it goes. An ack
-// that gets no answer is sent again until it is answered or the batch's lease has run out.
+// ctx is acked retry, not failed. HandlerTimeout ends each call's ctx with cause
+// ErrHandlerTimeout, and what h returns then is acked as usual. AckEvery acks the handled part
+// of a batch as it goes. An ack that gets no answer is sent again until it is answered or the
+// batch's lease has run out.
 //
 // When ctx is done (or the Client is closed, or Limit is reached) no more pops are sent;
 // running handlers may finish within ShutdownTimeout (default 30s) with their ctx still live,
 // after which it is cancelled; a handler still running then is logged at error level every
-// 10s. Their acks are still sent. Leased messages not yet handed to the handler are released
-// with retry, so they come back at once. Consume returns once every goroutine it started has
-// returned.
+// 10s. Their acks are still sent, each for at most 5s more when the broker does not answer
+// (given up at error level: those messages come back after their lease), so the loop's stop
+// takes at most ShutdownTimeout plus 10s, handlers that return aside. Leased messages not yet
+// handed to the handler are released with retry, so they come back at once. Consume returns
+// once every goroutine it started has returned.
 //
 // Limit(n) counts messages whose handler returned, whatever the outcome (including a batch
 // whose lease was lost); exactly n are handed to the handler, and any other leased message is
 // released with retry. IdleTimeout(d) counts time in which no handler runs and the broker
 // answers pops with nothing; time spent waiting out a broker outage does not count.
 //
-// With RenewLease, one goroutine per Client extends the lease of every running batch; a
-// refused renewal cancels the batch's handler ctx with cause ErrLeaseLost, and nothing of
-// that batch is acked (the broker has taken it back). Without it, the loop still tracks each
-// lease's expiry (LeaseTime, else 60s): a message whose lease has run out before its turn is
-// not handed to the handler but released with retry, and the batch sizes it asks for are
-// capped so that a batch is expected to be handled in half a lease.
+// Leases last as long as the handler: renewal is on by default (RenewLease(false, 0) turns it
+// off), and one goroutine per Client extends the lease of every running batch, however many
+// there are, halfway to its expiry each time: the expiry of LeaseTime when set, else of the
+// queue's lease, which the loop learns from the broker. A refused renewal cancels the batch's
+// handler ctx with cause ErrLeaseLost, and nothing of that batch is acked (the broker has taken
+// it back). A handler call that has run 5 minutes is logged at warn level, and every 5 minutes
+// more. The loop also tracks each lease's expiry: a message whose lease has run out before its
+// turn is not handed to the handler but released with retry, and the batch sizes it asks for
+// are capped so that a batch is expected to be handled in half a lease.
+//
+// A named group in mode new (the default) receives every message pushed after its first pop on
+// this client was sent, whether that was a Pop or a Consume, on a 0.15 broker too; see Pop.
 //
 // Delivery is at least once: a message whose ack is lost, whose lease runs out, or whose
 // handler is still running when the process dies is delivered again.
@@ -95,9 +112,12 @@ func batchHandling(h BatchHandler) handling { return handling{batch: h} }
 // Consume defaults.
 const (
 	defaultShutdownTimeout = 30 * time.Second
-	defaultRenewEvery      = 10 * time.Second
 	// ackTimeout bounds one ack request of the loop, sent on a ctx of its own.
 	ackTimeout = 30 * time.Second
+	// ackStopGrace is how long after the stop (or after its handler returned, when that was
+	// later) an ack that gets no answer is still sent again: past it the loop gives it up, and
+	// the broker delivers the messages again once their lease has run out.
+	ackStopGrace = 5 * time.Second
 	// RetryBackoff's and AckEvery's defaults.
 	defaultRetryBackoffMin = 100 * time.Millisecond
 	defaultRetryBackoffMax = 30 * time.Second
@@ -116,25 +136,31 @@ type consumer struct {
 
 	middleware []Middleware // the client's, then the loop's: around every handler call
 
-	path        string
-	params      popParams // the pop parameters that never change
-	concurrency int
-	autoAck     bool
-	autopilot   bool // the broker sizes batch and partitions
-	leaseTime   time.Duration
-	renew       bool
-	renewEvery  time.Duration
-	renewExtend time.Duration
-	limit       int64         // 0: none
-	retry       backoffPolicy // RetryBackoff; from 0: no backoff for failures
-	ackEveryN   int           // AckEvery; 0: off
-	ackEveryD   time.Duration // AckEvery; 0: off
-	failures    failureCounts
+	path           string
+	params         popParams // the pop parameters that never change
+	concurrency    int
+	autoAck        bool
+	autopilot      bool       // the broker sizes batch and partitions
+	lease          leaseGuess // the lease the loop believes its pops get
+	renew          bool
+	renewEvery     time.Duration // RenewLease's every; 0: halfway to the lease's expiry
+	renewExtend    time.Duration
+	handlerTimeout time.Duration // 0: none
+	maxBytes       int64         // MaxInFlightBytes; 0: no byte bound
+	limit          int64         // 0: none
+	retry          backoffPolicy // RetryBackoff; from 0: no backoff for failures
+	ackEveryN      int           // AckEvery; 0: off
+	ackEveryD      time.Duration // AckEvery; 0: off
+	failures       failureCounts
 
 	slots       *semaphore.Weighted // the idle handler slots, Concurrency in all
 	budgetFreed chan struct{}       // buffered(1): a batch ended, or a pop brought less than it might
 	workers     errgroup.Group      // the fetch loop and every batch's goroutine
 	pace        handlingPace
+	gate        popGate        // keeps the loop's pops away from a 0.15 partition's failed ack
+	counters    *groupCounters // the client's knowledge of its 0.15 partitions' retry counters
+	resets      pendingResets  // the failed acks on their way to a 0.15 broker
+	shutdown    time.Duration
 
 	userCtx        context.Context // Consume's ctx
 	closed         <-chan struct{} // closed by Client.Close
@@ -144,10 +170,13 @@ type consumer struct {
 	cancelPops     context.CancelFunc
 	handlerCtx     context.Context // parent of every handler ctx; cancelled after ShutdownTimeout
 	cancelHandlers context.CancelCauseFunc
-	ackCtx         context.Context // never cancelled by the caller: acks survive shutdown
+	ackCtx         context.Context // not cancelled by the caller: acks survive the stop, for a while
+	cutAcks        context.CancelFunc
+	stoppedAt      atomic.Int64 // when the stop began, on the client's clock, in Unix nanoseconds
 
-	reserved atomic.Int64 // messages handed to the handler (Limit)
-	held     atomic.Int64 // leased messages not yet handed out or released (Limit)
+	reserved  atomic.Int64 // messages handed to the handler (Limit)
+	held      atomic.Int64 // leased messages not yet released: the in-flight bound and Limit
+	heldBytes atomic.Int64 // the data of the held messages (MaxInFlightBytes)
 
 	idle     idleWatch
 	outage   *outage     // only the fetch loop uses these three
@@ -158,6 +187,10 @@ type consumer struct {
 func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 	if err := b.validate(forConsume); err != nil {
 		return err
+	}
+	if h.batch != nil && b.ackEverySet {
+		return invalidSetting("AckEvery", fmt.Sprintf("%d, %s", b.ackEveryN, b.ackEveryD),
+			"AckEvery applies to the per-message form (Each); a batch handler's batch is acked when it returns")
 	}
 	if ctx.Err() != nil {
 		return nil // stopped before it began
@@ -174,7 +207,7 @@ func (b QueueBuilder) consume(ctx context.Context, h handling) error {
 
 func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l := &consumer{c: b.client, b: b, h: h, path: b.popPath(), params: b.popParams(forConsume),
-		concurrency: 1, autoAck: true, autopilot: !b.discovery(), leaseTime: defaultLeaseTime}
+		concurrency: 1, autoAck: true, autopilot: !b.discovery()}
 	l.log = &consumeLog{logger: b.client.logger, onError: b.onError}
 	l.middleware = chainMiddleware(b.client.middleware, b.middleware)
 	if b.concurrencySet {
@@ -186,13 +219,19 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	if b.autopilot != nil && !*b.autopilot {
 		l.autopilot = false
 	}
+	l.lease.d = defaultLeaseTime
+	l.renewExtend = defaultRenewExtend
 	if b.leaseSet {
-		l.leaseTime = b.leaseTime
+		l.lease.d, l.lease.known = b.leaseTime, true
+		l.renewExtend = b.leaseTime
 	}
 	if b.limitSet {
 		l.limit = int64(b.limit)
 	}
-	l.renew = b.renew
+	l.renew = !b.renewSet || b.renew
+	l.renewEvery = b.renewEvery
+	l.handlerTimeout = b.handlerTimeout
+	l.maxBytes = b.maxInFlightBytes
 	l.retry = handlerBackoff(defaultRetryBackoffMin, defaultRetryBackoffMax)
 	if b.backoffSet {
 		l.retry = handlerBackoff(b.retryMin, b.retryMax)
@@ -201,14 +240,9 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	if b.ackEverySet {
 		l.ackEveryN, l.ackEveryD = b.ackEveryN, b.ackEveryD
 	}
-	l.renewExtend = l.leaseTime
-	switch {
-	case b.renewEvery > 0:
-		l.renewEvery = b.renewEvery
-	case b.leaseSet:
-		l.renewEvery = b.leaseTime / 2
-	default:
-		l.renewEvery = defaultRenewEvery
+	l.shutdown = defaultShutdownTimeout
+	if b.shutdownSet {
+		l.shutdown = b.shutdownTimeout
 	}
 
 	l.slots = semaphore.NewWeighted(int64(l.concurrency))
@@ -217,22 +251,19 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
 	l.popCtx, l.cancelPops = context.WithCancel(context.WithoutCancel(ctx))
 	l.handlerCtx, l.cancelHandlers = context.WithCancelCause(context.WithoutCancel(ctx))
-	l.ackCtx = context.WithoutCancel(ctx)
+	l.ackCtx, l.cutAcks = context.WithCancel(context.WithoutCancel(ctx))
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
 	l.outage = newOutage()
-	l.newStart = b.client.starts.forLoop(b)
+	l.newStart = b.client.starts.of(b)
+	l.counters = b.client.counters.of(b.queue, b.group)
 	return l
 }
 
 // run polls until a stop, then waits for every goroutine it started.
 func (l *consumer) run() error {
-	shutdown := defaultShutdownTimeout
-	if l.b.shutdownSet {
-		shutdown = l.b.shutdownTimeout
-	}
 	finished := make(chan struct{})
 	var watcher sync.WaitGroup
-	watcher.Go(func() { l.watch(shutdown, finished) })
+	watcher.Go(func() { l.watch(finished) })
 
 	l.idle.arm()
 	l.workers.Go(func() error {
@@ -245,6 +276,7 @@ func (l *consumer) run() error {
 	watcher.Wait()
 	l.cancelPops()
 	l.cancelHandlers(errStopped)
+	l.cutAcks()
 	return err
 }
 
@@ -255,9 +287,11 @@ func (l *consumer) run() error {
 // leased messages for a cancelled pop; they come back when their lease expires.
 const popStopGrace = 200 * time.Millisecond
 
-// watch turns ctx and Close into a stop, then gives pops in flight popStopGrace and running
-// handlers the shutdown grace before cancelling them.
-func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
+// watch turns ctx and Close into a stop, then gives pops in flight popStopGrace, running
+// handlers the shutdown grace before cancelling them, and acks that get no answer until
+// ackStopGrace after that, so that the stop, and Close, end in bounded time whatever the
+// broker does.
+func (l *consumer) watch(finished <-chan struct{}) {
 	select {
 	case <-l.userCtx.Done():
 	case <-l.closed:
@@ -265,17 +299,22 @@ func (l *consumer) watch(grace time.Duration, finished <-chan struct{}) {
 	case <-finished:
 		return
 	}
+	l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
 	l.stopNow()
 	pops := time.NewTimer(popStopGrace)
 	defer pops.Stop()
-	handlers := time.NewTimer(grace)
+	handlers := time.NewTimer(l.shutdown)
 	defer handlers.Stop()
+	acks := time.NewTimer(l.shutdown + ackStopGrace)
+	defer acks.Stop()
 	for {
 		select {
 		case <-pops.C:
 			l.cancelPops()
 		case <-handlers.C:
 			l.cancelHandlers(errStopped)
+		case <-acks.C:
+			l.cutAcks()
 		case <-finished:
 			return
 		}

@@ -185,6 +185,7 @@ func TestUnderChaosACloseMidFlightLosesNothing(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
+				cfg.newClients = true
 				r := newChaosRig(t, mode, seed, cfg)
 				ctx := testutil.Context(t)
 				stops := mix(seed, "closes", name)

@@ -12,8 +12,8 @@ import (
 // the consumer simple (one waiting pop per Consume) and lets the pop's size follow the
 // idle slots.
 
-// fetch sends pops while there are idle handler slots, and hands out what they lease. It
-// returns nil on a graceful stop and the error on a fatal one.
+// fetch sends pops while there are idle handler slots and the in-flight bound has room, and
+// hands out what they lease. It returns nil on a graceful stop and the error on a fatal one.
 func (l *consumer) fetch() error {
 	quiet := quietPollBackoff.waits()
 	for {
@@ -22,24 +22,44 @@ func (l *consumer) fetch() error {
 			return nil
 		}
 		batch, most, ok := l.nextBatch()
-		if !ok {
-			// Limit: the running batches may still hand out every remaining message.
+		if !ok || !l.roomFor(most) {
+			// Limit, or the in-flight bound: a running batch may end, or release what it holds.
 			l.giveBack(free)
 			if !l.awaitWorker() {
 				return nil
 			}
 			continue
 		}
-		l.held.Add(int64(most)) // what this pop may bring counts against Limit already
+		l.held.Add(int64(most)) // what this pop may bring counts already
+		sentAt := l.now()
 		started := time.Now()
-		msgs, answer, err := l.c.doPopAnswer(l.popCtx, l.b, l.path, l.nextPop(batch, free))
+		ctx, popped := l.gate.beginPop(l.popCtx)
+		b, path, params, probe := l.b, l.path, l.nextPop(batch, free), false
+		if partition, ok := l.counters.take(); ok {
+			b = b.Partition(partition)
+			path, params = b.popPath(), l.repopParams(params)
+			l.held.Add(int64(1 - most))
+			most = 1
+		} else if probe = l.newStart.probes() && params.longPoll; probe {
+			params.longPoll, params.noWait = false, true // see groupStart
+		} else {
+			l.clipPoll(&params)
+		}
+		msgs, answer, err := l.c.doPopAnswer(ctx, b, path, params)
+		answeredAt := l.now()
+		interrupted := ctx.Err() != nil && l.popCtx.Err() == nil
+		popped()
 		l.held.Add(int64(len(msgs) - most))
+		l.heldBytes.Add(dataBytes(msgs))
 		if len(msgs) < most {
 			l.signalBudget()
 		}
 		if err != nil {
 			l.giveBack(free)
-			if l.stopping() || errors.Is(err, ErrClosed) {
+			if l.stopping() || errors.Is(err, ErrClosed) || interrupted {
+				if interrupted {
+					continue // the loop let an ack through first: pop again
+				}
 				return nil
 			}
 			l.idle.busy() // an outage is not idleness
@@ -62,7 +82,7 @@ func (l *consumer) fetch() error {
 		if len(msgs) == 0 {
 			l.giveBack(free)
 			l.idle.quiet()
-			if time.Since(started) < l.quietThreshold() {
+			if !probe && time.Since(started) < l.quietThreshold() {
 				// The broker answered "nothing" without waiting (no Wait, a discovery pop,
 				// a 0.15 early answer): do not ask again at once.
 				if !l.pause(quiet.next()) {
@@ -72,8 +92,23 @@ func (l *consumer) fetch() error {
 			continue
 		}
 		quiet.reset()
-		l.dispatch(msgs, free)
+		l.dispatch(msgs, free, sentAt, answeredAt, answer)
 	}
+}
+
+// roomFor reports whether the in-flight bound leaves room for a pop that may bring most
+// messages: at most 2 × Batch × Concurrency leased messages at any time (the batch the loop
+// asks for when Batch is not set), those whose ack waits out a backoff included, and, with
+// MaxInFlightBytes, less data held than that.
+func (l *consumer) roomFor(most int) bool {
+	batch := most
+	if l.b.batchSet {
+		batch = l.b.batch
+	}
+	if l.held.Load()+int64(most) > 2*int64(batch)*int64(l.concurrency) {
+		return false
+	}
+	return l.maxBytes == 0 || l.heldBytes.Load() < l.maxBytes
 }
 
 // slotsPerPop is how many idle slots one pop may take: one on a partition route, which leases
@@ -108,16 +143,17 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 		ceiling = autopilotMaxBatch
 	}
 	clientSized := l.autopilot && !l.b.batchSet && l.sizing.clientSizes()
+	lease, _ := l.lease.get()
 	switch {
 	case l.b.batchSet:
 		size, ceiling = l.b.batch, l.b.batch
 	case clientSized:
 		size, ceiling = clientStartBatch, clientStartBatch
-		if c := l.pace.batchCap(l.leaseTime); c > 0 {
+		if c := l.pace.batchCap(lease); c > 0 {
 			size, ceiling = min(c, autopilotMaxBatch), min(c, autopilotMaxBatch)
 		}
 	}
-	if c := l.pace.batchCap(l.leaseTime); c > 0 && c < ceiling {
+	if c := l.pace.batchCap(lease); c > 0 && c < ceiling {
 		size, ceiling = c, c
 	}
 	if l.limit > 0 {
@@ -195,13 +231,16 @@ func (l *consumer) pause(d time.Duration) bool {
 	}
 }
 
-// dispatch starts one handler goroutine per leased partition. free idle slots were taken
-// for the pop; a broker that claimed more partitions than asked gets them as slots free up.
-// What cannot be handed out (the pop was answered after the stop began, or the stop came
-// while partitions waited for a slot) is given back at once.
-func (l *consumer) dispatch(msgs []*Message, free int) {
+// dispatch starts one handler goroutine per leased partition of a pop sent at sentAt and
+// answered at answeredAt. free idle slots were taken for the pop; a broker that claimed more
+// partitions than asked gets them as slots free up. What cannot be handed out (the pop was
+// answered after the stop began, or the stop came while partitions waited for a slot) is given
+// back at once. A batch of a 0.15 partition whose retry counter may be spent, of more than one
+// message, is given back too (see groupCounters).
+func (l *consumer) dispatch(msgs []*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
 	l.idle.busy()
-	deadline := newLeaseDeadline(l.now().Add(l.leaseTime))
+	lease, _ := l.lease.get()
+	deadline := popDeadline(sentAt, answeredAt, lease, answer, msgs)
 	groups := byPartition(msgs)
 	started := 0
 	if l.stopping() {
@@ -216,15 +255,31 @@ func (l *consumer) dispatch(msgs []*Message, free int) {
 					break
 				}
 			}
+			if l.releasePending(groups[started], deadline) {
+				l.held.Add(-int64(len(groups[started])))
+				l.heldBytes.Add(-dataBytes(groups[started]))
+				l.giveBack(1)
+				continue
+			}
 			l.start(&leasedBatch{msgs: groups[started], deadline: deadline})
 		}
 	}
 	if rest := groups[started:]; len(rest) > 0 {
 		for _, g := range rest {
 			l.held.Add(-int64(len(g)))
+			l.heldBytes.Add(-dataBytes(g))
 		}
 		l.release(rest, deadline)
 	}
+}
+
+// dataBytes is the size of msgs' data.
+func dataBytes(msgs []*Message) int64 {
+	var n int64
+	for _, m := range msgs {
+		n += int64(len(m.Data))
+	}
+	return n
 }
 
 // byPartition splits a pop's messages by partition, keeping each partition's offset order.
@@ -312,6 +367,8 @@ func (r *consumeLog) outageEnded(lasted time.Duration, failures int) {
 		"failedPops", failures)
 }
 
+// fatal notes the error that ends the loop. Consume returns it, so it is not logged as an
+// error a second time.
 func (r *consumeLog) fatal(err error) {
-	r.logger.Error("queen: consume stopped", "error", err)
+	r.logger.Debug("queen: consume stopped; returning the error", "error", err)
 }

@@ -3,6 +3,7 @@ package queen_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -45,6 +46,22 @@ func TestAnAuthRefusalEndsConsume(t *testing.T) {
 			assert.Equal(t, 403, api.StatusCode)
 			assert.Len(t, tap.All(), 1, "not retried")
 		})
+	})
+}
+
+// A 401 that ends Consume is returned to the caller, which decides what to log: the client does
+// not log it at error level too.
+func TestAnAuthRefusalIsReturnedAndNotLogged(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		var logs testutil.LogBuffer
+		logger := slog.New(slog.NewJSONHandler(&logs, nil))
+		_, _, c := tappedWith(t, m, []queen.Option{queen.WithLogger(logger)}, queentest.WithToken("secret"))
+		err := c.Queue("q").Each().Consume(testutil.Context(t), func(context.Context, *queen.Message) error { return nil })
+		var api *queen.APIError
+		require.ErrorAs(t, err, &api)
+		assert.Equal(t, 401, api.StatusCode)
+		assert.NotContains(t, logs.String(), `"level":"ERROR"`)
 	})
 }
 
@@ -97,8 +114,10 @@ func TestAConsumePopsQuery(t *testing.T) {
 	}{
 		{"queue mode", func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders") },
 			url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"}}},
+		// A new group's first pop on a client does not wait, so that a 0.15 broker stores no
+		// start while it waits.
 		{"named group", func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Group("billing") },
-			url.Values{"wait": {"true"}, "timeout": {"30000"}, "autopilot": {"true"},
+			url.Values{"wait": {"false"}, "autopilot": {"true"},
 				"consumerGroup": {"billing"}, "subscriptionMode": {"new"}}},
 		{"AutoAck(true) stays client-side", func(c *queen.Client) queen.QueueBuilder {
 			return c.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll).AutoAck(true)

@@ -333,3 +333,66 @@ func TestEachPopIsSizedForTheIdleSlotsAndTheLease(t *testing.T) {
 	_, _, ok = limited.nextBatch()
 	assert.False(t, ok)
 }
+
+// The in-flight bound holds under failure: with Concurrency(1).Batch(10) and five partitions
+// whose every message fails, the loop holds at most 2 × 10 × 1 leased messages at any time,
+// those whose ack waits out a backoff included, and sends no pop while at the bound. (It held
+// all 50 before: a batch waiting out its backoff gave its slot back, and the loop popped on.)
+func TestTheInFlightBoundHoldsWhileBatchesWaitOutTheirBackoff(t *testing.T) {
+	t.Parallel()
+	for _, gen015 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("0.15=%v", gen015), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				f := newFakeBroker("down", gen015)
+				f.retryLimit, f.countHeld = 1000, true
+				for p := range 5 {
+					f.pushN(fmt.Sprintf("p%d", p), 10)
+				}
+				c := f.client(t)
+				ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+				defer cancel()
+				var calls atomic.Int64
+				err := c.Queue("down").Concurrency(1).Batch(10).Each().Consume(ctx, func(context.Context, *Message) error {
+					calls.Add(1)
+					return errors.New("downstream is down")
+				})
+				require.NoError(t, err)
+				assert.Greater(t, calls.Load(), int64(5), "the loop kept handling")
+				f.stats(func(f *fakeBroker) {
+					assert.LessOrEqual(t, f.maxLeased, 20, "leased messages held at once")
+					assert.Equal(t, 20, f.maxLeased, "the bound, not less: other partitions keep flowing")
+				})
+			})
+		})
+	}
+}
+
+// With MaxInFlightBytes(n) no pop is sent while the messages the loop holds carry n bytes of
+// data or more.
+func TestMaxInFlightBytesHoldsPopsBackAtTheBound(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const size, bound = 100, 250
+		f := newFakeBroker("big", false)
+		f.retryLimit, f.countHeld = 1000, true
+		payload := `"` + strings.Repeat("x", size-2) + `"`
+		for p := range 6 {
+			f.push(fmt.Sprintf("p%d", p), payload, payload)
+		}
+		c := f.client(t)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		err := c.Queue("big").Concurrency(4).Batch(2).MaxInFlightBytes(bound).Each().
+			Consume(ctx, func(context.Context, *Message) error { return errors.New("not now") })
+		require.NoError(t, err)
+		f.stats(func(f *fakeBroker) {
+			require.NotEmpty(t, f.heldAtPops)
+			for i, held := range f.heldAtPops {
+				assert.Less(t, held, bound, "pop %d was sent while %d bytes were held", i, held)
+			}
+			assert.Greater(t, f.maxLeased*size, bound, "the last pop may bring the held data past the bound")
+			assert.LessOrEqual(t, f.maxLeased*size, bound+2*size, "but no further pop")
+		})
+	})
+}

@@ -23,7 +23,7 @@ type leasedBatch struct {
 	lost     atomic.Bool    // a renewal was refused: nothing more is handled or acked
 
 	calling   atomic.Int32 // index in msgs of the message whose handler runs; -1 between calls
-	callStart atomic.Int64 // when that call began, in Unix nanoseconds
+	callStart atomic.Int64 // when that call began, on the client's clock, in Unix nanoseconds
 	freeSlot  func()       // gives the batch's handler slot back, once: at its end, or for a backoff
 }
 
@@ -35,6 +35,7 @@ func (l *consumer) start(b *leasedBatch) {
 	l.workers.Go(func() error {
 		defer func() {
 			l.held.Add(-int64(len(b.msgs)))
+			l.heldBytes.Add(-dataBytes(b.msgs))
 			l.idle.ended()
 			b.freeSlot()
 			l.signalBudget()
@@ -52,6 +53,7 @@ func (l *consumer) handle(b *leasedBatch) {
 	ended := make(chan struct{})
 	defer close(ended)
 	defer l.watchStuck(ctx, b, ended)()
+	defer l.watchLong(b)()
 	if l.renew {
 		defer l.keepLease(b, cancel)()
 	}
@@ -130,8 +132,14 @@ func (l *consumer) reserve(n int) int {
 // turns a panic into a *PanicError. It is the one place where a handler is invoked.
 func (l *consumer) call(ctx context.Context, b *leasedBatch, i int, msgs []*Message) (took time.Duration, err error) {
 	h := l.h.invoke(msgs)
+	if l.handlerTimeout > 0 {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		defer l.c.clock.AfterFunc(l.handlerTimeout, func() { cancel(ErrHandlerTimeout) })()
+	}
 	started := time.Now()
-	b.callStart.Store(started.UnixNano())
+	b.callStart.Store(l.now().UnixNano())
 	b.calling.Store(int32(i))
 	defer func() {
 		b.calling.Store(-1)
@@ -243,12 +251,55 @@ func (l *consumer) watchStuck(ctx context.Context, b *leasedBatch, ended <-chan 
 			case <-fired:
 			}
 			if i := b.calling.Load(); i >= 0 {
-				running := time.Since(time.Unix(0, b.callStart.Load()))
+				running := l.now().Sub(time.Unix(0, b.callStart.Load()))
 				l.log.stuck(b.msgs[i], running, context.Cause(ctx))
 			}
 		}
 	})
 	return func() { stop() }
+}
+
+// watchLong logs at warn level a handler call that has run for longHandlerEvery, and
+// again each time it has run that much longer, so that a hung handler holding a partition is
+// visible, until the batch ends. It returns the func that stops watching.
+func (l *consumer) watchLong(b *leasedBatch) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	var cancel func()
+	var check func()
+	arm := func(d time.Duration) { cancel = l.c.clock.AfterFunc(d, check) }
+	check = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		next := longHandlerEvery
+		if i := b.calling.Load(); i >= 0 {
+			running := l.now().Sub(time.Unix(0, b.callStart.Load()))
+			if running >= longHandlerEvery {
+				l.log.longRunning(b.msgs[i], running)
+			} else {
+				next = longHandlerEvery - running
+			}
+		}
+		arm(next)
+	}
+	mu.Lock()
+	arm(longHandlerEvery)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		cancel()
+	}
+}
+
+func (r *consumeLog) longRunning(m *Message, running time.Duration) {
+	r.logger.Warn("queen: consume handler still running; it holds its partition meanwhile",
+		"queue", m.Queue, "partition", m.Partition, "transactionId", m.TransactionID,
+		"running", running.Round(time.Second))
 }
 
 func (r *consumeLog) panicked(m *Message, p *PanicError) {

@@ -1,8 +1,10 @@
 package queen
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -13,8 +15,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/internal/wire"
 	"github.com/queenmq/queen-go/queentest"
 )
 
@@ -209,7 +213,8 @@ func TestLimitIsExactAcrossHandlerGoroutines(t *testing.T) {
 }
 
 // A message whose lease ran out (by the client's clock) while an earlier one was handled is
-// never handed to the handler: it is released and handled on its redelivery.
+// never handed to the handler: it is released and handled on its redelivery. (With renewal
+// off: on, the lease would have been extended.)
 func TestAMessageWhoseLeaseRanOutIsNotHandedOut(t *testing.T) {
 	t.Parallel()
 	_, c := brokerAndClient(t, queentest.WithManualClock())
@@ -217,7 +222,7 @@ func TestAMessageWhoseLeaseRanOutIsNotHandedOut(t *testing.T) {
 	pushN(t, c, "expiry", "p", 3)
 
 	var handled []string
-	err := c.Queue("expiry").Batch(3).LeaseTime(10*time.Second).Limit(3).Each().
+	err := c.Queue("expiry").Batch(3).LeaseTime(10*time.Second).RenewLease(false, 0).Limit(3).Each().
 		Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
 			handled = append(handled, fmt.Sprintf("%d@%d", decode(t, m).I, m.DeliveryAttempt))
 			if len(handled) == 1 {
@@ -246,3 +251,110 @@ func TestAPanicsStackKeepsTheHandlersFramesOnly(t *testing.T) {
 }
 
 func panicky() { panic("trimmed") }
+
+// HandlerTimeout ends each handler call's ctx after d with cause ErrHandlerTimeout, on the
+// client's clock; what the handler returns then is acked as usual, so an error spends a
+// retry (with retryLimit 0 the message is dead-lettered) and nil completes.
+func TestHandlerTimeoutEndsTheCallAndItsReturnIsAcked(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, mode testmode.Mode) {
+		srv := mode.Server(t, queentest.WithManualClock())
+		spy, url := testutil.NewSpy(t, srv.Handler())
+		c := newTestClient(t, url)
+		clock, _ := useManualClock(c)
+		configureQueue(t, c, "slow", map[string]any{"retryLimit": 0})
+		pushN(t, c, "slow", "p", 2)
+		started := make(chan struct{}, 2)
+		var causes []error
+		err := c.Queue("slow").Batch(2).HandlerTimeout(time.Minute).RenewLease(false, 0).RetryBackoff(0, 0).Limit(2).Each().
+			Consume(testutil.Context(t), func(ctx context.Context, m *Message) error {
+				started <- struct{}{}
+				clock.Advance(time.Minute)
+				<-ctx.Done()
+				causes = append(causes, context.Cause(ctx))
+				if decode(t, m).I == 0 {
+					return ctx.Err()
+				}
+				return nil
+			})
+		require.NoError(t, err)
+		require.Len(t, causes, 2)
+		for _, cause := range causes {
+			assert.ErrorIs(t, cause, ErrHandlerTimeout)
+		}
+		// The timed-out failure spends the retry and files p-0; p-1, above it, is released and
+		// comes back, and its nil completes it.
+		assert.Equal(t, []string{"failed", "retry", "completed"}, ackStatuses(t, spy))
+		dl := deadLetters(t, c, "slow")
+		require.Len(t, dl, 1, "retry limit 0: the failure filed it")
+		assert.Equal(t, "p-0", dl[0].TransactionID)
+		srv.Advance(time.Hour)
+		assert.Empty(t, drain(t, c, "slow"), "the second message, which returned nil, was completed")
+	})
+}
+
+// A handler call that has run for 5 minutes is logged at warn, with its message, and again
+// each 5 minutes more, so that a hung handler holding its partition is seen.
+func TestAHandlerRunningFiveMinutesIsLoggedEveryFiveMinutes(t *testing.T) {
+	t.Parallel()
+	srv := queentest.NewServer(t, queentest.WithManualClock())
+	lines := make(chan string, 16)
+	c := newTestClient(t, srv.URL(), WithLogger(slog.New(&lineHandler{lines: lines})))
+	clock, _ := useManualClock(c)
+	pushN(t, c, "hung", "p", 1)
+	started, release := make(chan struct{}), make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	t.Cleanup(releaseOnce) // before the client's Close, which waits for the handler
+	done := testutil.Go(func() error {
+		return c.Queue("hung").RenewLease(false, 0).Limit(1).Each().
+			Consume(testutil.Context(t), func(context.Context, *Message) error {
+				close(started)
+				<-release
+				return nil
+			})
+	})
+	testutil.Recv(t, started, "the handler")
+	clock.Advance(4 * time.Minute)
+	clock.Advance(time.Minute)
+	for _, want := range []string{"5m0s", "10m0s"} {
+		line := testutil.Recv(t, lines, "the long-running warning")
+		assert.Contains(t, line, "WARN queen: consume handler still running")
+		assert.Contains(t, line, "queue=hung partition=p transactionId=p-0 running="+want)
+		clock.Advance(5 * time.Minute)
+	}
+	releaseOnce()
+	require.NoError(t, testutil.Recv(t, done, "Consume"))
+}
+
+// ackStatuses are the statuses of the ack items a spy saw, in order.
+func ackStatuses(t *testing.T, spy *testutil.Spy) []string {
+	t.Helper()
+	var out []string
+	for _, r := range spy.Of(route.FamilyAck) {
+		var body wire.AckBatchRequest
+		require.NoError(t, wire.Unmarshal(r.Body, &body))
+		for _, a := range body.Acknowledgments {
+			out = append(out, cmp.Or(a.Status, "completed"))
+		}
+	}
+	return out
+}
+
+// lineHandler sends each record's level, message and attributes to lines, as one line.
+type lineHandler struct{ lines chan<- string }
+
+func (h *lineHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *lineHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *lineHandler) WithGroup(string) slog.Handler            { return h }
+func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Level.String() + " " + r.Message)
+	r.Attrs(func(a slog.Attr) bool {
+		b.WriteString(" " + a.String())
+		return true
+	})
+	if r.Level >= slog.LevelWarn {
+		h.lines <- b.String()
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -29,6 +30,8 @@ type settlement struct {
 	hold     time.Duration // how long the last item, a failed or retry, waits before it is sent
 	unhanded []*Message    // never handed to the handler (a stop, an expired lease, Limit): released
 	lastAck  time.Time     // when the last progress ack went, for AckEvery's d
+	failure  bool          // the last item, a failed or a retry, is the ack of a handler's failure
+	partial  bool          // some message was not acked completed by the loop
 }
 
 // settleCall decides the acks of msgs, which one handler call (from b's message i on) returned
@@ -47,18 +50,24 @@ func (l *consumer) settleCall(ctx context.Context, b *leasedBatch, s *settlement
 		for _, m := range msgs {
 			l.handled(m, "", nil, took)
 		}
+		s.partial = true
 		return true // the handler settles its messages itself
 	}
 	decided := false
 	for j, m := range msgs {
 		if !m.markSettled() {
 			l.handled(m, "", err, took)
+			s.partial = true
 			continue // the handler settled it already
 		}
-		item, hold := l.decide(ctx, m, err, took)
+		item, hold, failure := l.decide(ctx, m, err, took)
 		s.items = append(s.items, item)
 		decided = true
+		if item.Status != StatusCompleted {
+			s.partial = true
+		}
 		if endsLease(item.Status) {
+			s.failure = failure
 			for _, rest := range msgs[j+1:] {
 				status := item.Status
 				if rest.settled.Load() {
@@ -101,27 +110,32 @@ func (l *consumer) progressDue(s *settlement) bool {
 	return true
 }
 
-// decide turns a handler's return for m into m's ack, and says how long to hold that ack
-// back. It is the one place where an outcome is decided: nil completes, Retry retries,
-// DeadLetter files a dead letter, another error (or a panic) fails. An error from a handler
-// whose ctx the stop cancelled is a retry, not a failure: the stop is not the message's
-// fault. A failed or retried message waits out its backoff before its ack, unless the loop is
-// stopping.
-func (l *consumer) decide(ctx context.Context, m *Message, err error, took time.Duration) (AckItem, time.Duration) {
+// decide turns a handler's return for m into m's ack, says how long to hold that ack back,
+// and whether it is the ack of a failure. It is the one place where an outcome is decided: nil
+// completes, Retry retries, DeadLetter files a dead letter, another error (or a panic) fails.
+// An error from a handler whose ctx the stop cancelled is a retry, not a failure: the stop is
+// not the message's fault. A failure is sent as retry while a 0.15 partition's counter would
+// file the message for others' failures (see groupCounters). A failed or retried message
+// waits out its backoff before its ack, unless the loop is stopping.
+func (l *consumer) decide(ctx context.Context, m *Message, err error, took time.Duration) (AckItem, time.Duration, bool) {
 	status, text := outcome(err)
 	if err != nil && status != StatusDLQ && errors.Is(context.Cause(ctx), errStopped) {
+		status = StatusRetry
+	}
+	failure := status == StatusFailed
+	if failure && countsFailure(m) && l.counters.asRetry(m) {
 		status = StatusRetry
 	}
 	l.handled(m, status, err, took)
 	item := AckItem{Message: m, Status: status, Error: text}
 	if !endsLease(status) {
 		l.failures.forget(m)
-		return item, 0
+		return item, 0, false
 	}
 	if l.stopping() {
-		return item, 0
+		return item, 0, failure
 	}
-	return item, l.backoff(err, l.failures.add(m))
+	return item, l.backoff(err, l.failures.add(m)), failure
 }
 
 // backoff is how long the ack of a message whose handler call was the nth unsuccessful one in
@@ -187,12 +201,25 @@ func (l *consumer) settle(ctx context.Context, b *leasedBatch, s *settlement) {
 			items = items[len(items)-1:]
 		}
 		b.freeSlot()
+		if s.failure && countsFailure(items[0].Message) && !l.stopping() {
+			l.awaitReset(b, l.now().Add(s.hold))
+		}
 		if !l.holdBack(ctx, b, items[0].Message, s.hold) {
+			l.resets.remove(b)
 			l.log.leaseLost(first)
 			return
 		}
 	}
-	results := l.send(items, b.deadline)
+	var results []AckResult
+	if s.failure {
+		results = l.sendFailure(b, items)
+	} else {
+		results = l.send(items, b.deadline)
+	}
+	if !s.partial && len(s.unhanded) == 0 && len(results) > 0 && countsFailure(first) &&
+		!slices.ContainsFunc(results, func(r AckResult) bool { return !r.Success }) {
+		l.counters.reset(first.Partition) // a completed finished the whole leased batch
+	}
 	if len(s.above) > 0 && filedWithLeaseHeld(items, results) {
 		l.send(releaseItem(s.above), b.deadline)
 	}
@@ -234,15 +261,27 @@ func releaseItem(msgs []*Message) []AckItem {
 
 // send sends one batch ack on the loop's own ctx and reports what failed. A request that gets
 // no answer is sent again, after a growing jittered wait, for as long as the batch's lease
-// (deadline) holds: once it has run out the broker redelivers the messages anyway. It returns
-// the results, or nil when no answer came.
+// (deadline) holds: once it has run out the broker redelivers the messages anyway. After the
+// stop it is sent again only until ackStopGrace past the stop (or past this ack's first try,
+// when that was later), and never once the loop's acks were cut (ShutdownTimeout plus
+// ackStopGrace after the stop), so that Close ends in bounded time however
+// the broker fails. It returns the results, or nil when no answer came.
 func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
+	results, _ := l.sendAcks(items, deadline)
+	return results
+}
+
+// sendAcks is send, also reporting whether the results are the broker's answer to these acks
+// (false when no answer came, or when the first answer was lost and the results are a
+// resend's, whose refusals may be the first request's doing).
+func (l *consumer) sendAcks(items []AckItem, deadline *leaseDeadline) (results []AckResult, sure bool) {
 	if len(items) == 0 {
-		return nil
+		return nil, false
 	}
 	var waits *backoffWaits
+	began := l.now()
 	for {
-		ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
+		ctx, cancel := l.ackRequestCtx(began)
 		results, err := l.c.ackBatch(ctx, items) // the loop marked them settled
 		cancel()
 		if results != nil {
@@ -251,30 +290,68 @@ func (l *consumer) send(items []AckItem, deadline *leaseDeadline) []AckResult {
 			// cannot tell.
 			if err != nil {
 				l.log.ackOutcomeUnknown(items[0].Message, err)
-				return results
+				return results, false
 			}
 			for i, r := range results {
 				if !r.Success {
 					l.log.ackRefused(items[i], r.Error)
 				}
 			}
-			return results
+			return results, true
 		}
 		if waits == nil {
 			waits = loopAckBackoff.waits()
 		}
 		wait := waits.next()
-		if !ackRetryable(err) || deadline == nil || deadline.expired(l.now().Add(wait)) {
+		if !ackRetryable(err) || deadline == nil || deadline.expired(l.now().Add(wait)) ||
+			l.ackCtx.Err() != nil || l.pastStopGrace(began, wait) {
 			for _, it := range items {
 				it.Message.unsettle()
 			}
 			l.log.ackFailed(items[0].Message, err)
-			return nil
+			return nil, false
 		}
 		l.log.ackRetrying(items[0].Message, err)
 		t := time.NewTimer(wait)
-		<-t.C // acks outlive the stop: nothing cuts this wait short but the lease
+		select {
+		case <-t.C:
+		case <-l.ackCtx.Done():
+			t.Stop()
+		}
 	}
+}
+
+// ackRequestCtx is the ctx of one request of an ack first tried at began: it ends after
+// ackTimeout, once the loop's acks were cut, or, once the loop stops, at ackStopGrace past the
+// stop (or past began, when that was later).
+func (l *consumer) ackRequestCtx(began time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
+	unwatch := context.AfterFunc(l.stopCtx, func() {
+		l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
+		from := time.Unix(0, l.stoppedAt.Load())
+		if began.After(from) {
+			from = began
+		}
+		time.AfterFunc(from.Add(ackStopGrace).Sub(l.now()), cancel)
+	})
+	return ctx, func() {
+		unwatch()
+		cancel()
+	}
+}
+
+// pastStopGrace reports whether an ack first tried at began, sent again after wait, would go
+// later than the stop allows.
+func (l *consumer) pastStopGrace(began time.Time, wait time.Duration) bool {
+	if !l.stopping() {
+		return false
+	}
+	l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
+	from := time.Unix(0, l.stoppedAt.Load())
+	if began.After(from) {
+		from = began
+	}
+	return l.now().Add(wait).After(from.Add(ackStopGrace))
 }
 
 // ackRetryable reports whether an ack that failed with err may be answered if sent again: not
@@ -324,8 +401,10 @@ func (r *consumeLog) handlerFailed(m *Message, err error) {
 	r.report(m, err)
 }
 
+// ackFailed reports an ack the loop gave up on: no answer while the lease held (or, after the
+// stop, within its grace), or a refusal of the request.
 func (r *consumeLog) ackFailed(m *Message, err error) {
-	r.logger.Warn("queen: consume ack got no answer; the messages will be delivered again",
+	r.logger.Error("queen: consume ack given up; the messages will be delivered again once their lease has run out",
 		append(m.logAttrs(), "error", err)...)
 	r.report(nil, err)
 }

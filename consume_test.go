@@ -110,27 +110,30 @@ func TestCloseStopsARunningConsume(t *testing.T) {
 	assert.ErrorIs(t, c.Queue("idle").Each().Consume(testutil.Context(t), h), ErrClosed)
 }
 
-// RenewLease renews every `every` (by default half of LeaseTime when it is set, else 10s), each
-// time by LeaseTime when it is set, else by 60s; it is off by default.
-func TestRenewLeaseRenewsEveryHalfLeaseByTheLeaseTime(t *testing.T) {
+// Renewal is on by default and RenewLease(false, 0) turns it off. Each renewal extends by
+// LeaseTime when set, else by 60s; the period is RenewLease's every when set, else half of
+// what is left of the lease each time (0 here).
+func TestRenewLeaseIsOnByDefaultAndExtendsByTheLeaseTime(t *testing.T) {
 	t.Parallel()
 	c := newTestClient(t, "http://127.0.0.1:1")
 	h := eachHandling(func(context.Context, *Message) error { return nil })
 	cases := []struct {
 		name          string
 		b             QueueBuilder
+		on            bool
 		every, extend time.Duration
 	}{
-		{"no LeaseTime", c.Queue("q").RenewLease(true, 0), 10 * time.Second, 60 * time.Second},
-		{"LeaseTime", c.Queue("q").LeaseTime(20*time.Second).RenewLease(true, 0), 10 * time.Second, 20 * time.Second},
-		{"every set", c.Queue("q").LeaseTime(20*time.Second).RenewLease(true, 3*time.Second), 3 * time.Second, 20 * time.Second},
-		{"every set, no LeaseTime", c.Queue("q").RenewLease(true, 4*time.Second), 4 * time.Second, 60 * time.Second},
+		{"default", c.Queue("q"), true, 0, 60 * time.Second},
+		{"off", c.Queue("q").RenewLease(false, 0), false, 0, 60 * time.Second},
+		{"no LeaseTime", c.Queue("q").RenewLease(true, 0), true, 0, 60 * time.Second},
+		{"LeaseTime", c.Queue("q").LeaseTime(20*time.Second).RenewLease(true, 0), true, 0, 20 * time.Second},
+		{"every set", c.Queue("q").LeaseTime(20*time.Second).RenewLease(true, 3*time.Second), true, 3 * time.Second, 20 * time.Second},
+		{"every set, no LeaseTime", c.Queue("q").RenewLease(true, 4*time.Second), true, 4 * time.Second, 60 * time.Second},
 	}
 	for _, tc := range cases {
 		l := newConsumer(t.Context(), tc.b, h)
-		assert.True(t, l.renew, tc.name)
+		assert.Equal(t, tc.on, l.renew, tc.name)
 		assert.Equal(t, tc.every, l.renewEvery, tc.name)
 		assert.Equal(t, tc.extend, l.renewExtend, tc.name)
 	}
-	assert.False(t, newConsumer(t.Context(), c.Queue("q"), h).renew, "off by default")
 }

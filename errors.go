@@ -12,6 +12,8 @@ var (
 	ErrInvalidOption = errors.New("queen: invalid option")
 	// ErrLeaseLost is the cause of a handler ctx cancelled because its lease renewal was refused.
 	ErrLeaseLost = errors.New("queen: lease lost")
+	// ErrHandlerTimeout is the cause (context.Cause) of a handler ctx that HandlerTimeout ended.
+	ErrHandlerTimeout = errors.New("queen: handler timeout")
 	// ErrLeaseExpired reports an ack or renewal refused because the lease is expired, released or unknown.
 	ErrLeaseExpired = errors.New("queen: lease expired or invalid")
 	// ErrAlreadySettled is returned by a second settle of the same message; nothing is sent.

@@ -95,12 +95,13 @@ type manualClock struct {
 	mu     sync.Mutex
 	now    time.Time
 	timers []*manualTimer
-	armed  chan time.Duration // when set, receives the length of every timer made
+	armed  chan time.Duration // when set, receives the length of every After timer made
 }
 
 type manualTimer struct {
 	at      time.Time
 	c       chan time.Time
+	fn      func() // AfterFunc's: called in its own goroutine when due
 	stopped bool
 }
 
@@ -113,14 +114,27 @@ func (m *manualClock) Now() time.Time {
 }
 
 func (m *manualClock) After(d time.Duration) (<-chan time.Time, func()) {
+	t := m.add(d, nil)
+	return t.c, m.stopper(t)
+}
+
+func (m *manualClock) AfterFunc(d time.Duration, f func()) func() {
+	return m.stopper(m.add(d, f))
+}
+
+func (m *manualClock) add(d time.Duration, f func()) *manualTimer {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := &manualTimer{at: m.now.Add(d), c: make(chan time.Time, 1)}
+	t := &manualTimer{at: m.now.Add(d), c: make(chan time.Time, 1), fn: f}
 	m.timers = append(m.timers, t)
-	if m.armed != nil {
+	if m.armed != nil && f == nil {
 		m.armed <- d
 	}
-	return t.c, func() {
+	return t
+}
+
+func (m *manualClock) stopper(t *manualTimer) func() {
+	return func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		t.stopped = true
@@ -137,7 +151,11 @@ func (m *manualClock) Advance(d time.Duration) {
 		switch {
 		case t.stopped:
 		case !t.at.After(m.now):
-			t.c <- m.now
+			if t.fn != nil {
+				go t.fn()
+			} else {
+				t.c <- m.now
+			}
 		default:
 			kept = append(kept, t)
 		}

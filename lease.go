@@ -1,29 +1,72 @@
 package queen
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"sync"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // A consume loop keeps the lease of each batch it handles: it believes the lease runs out at a
-// deadline (the pop's time plus the lease), and with RenewLease the client's renewer extends
-// it while the batch is handled. The renewer is also the one that extends a lease for an ack
-// held back by a backoff: every extend a consume loop sends goes through it. A refused extend
-// loses the batch's lease: nothing more of it is handled or acked.
+// deadline (when the pop's lease began, plus the lease), and, with renewal on (the default), the
+// client's renewer extends it while the batch is handled. The renewer is also the one that
+// extends a lease for an ack held back by a backoff: every extend a consume loop sends goes
+// through it. A refused extend loses the batch's lease: nothing more of it is handled or acked.
+//
+// A pop's answer does not say how long its lease is: LeaseTime when the loop set it (a 0.15
+// broker ignores it), else the queue's lease. The loop starts from a guess and learns the lease
+// from the first extend that answers with an expiry the extend itself cannot explain: that
+// expiry is on the broker's clock, and the pop answer's Date tells how that clock stands to the
+// client's, to within its second of precision, which the loop counts against itself.
 
-// leaseDeadline is when the client believes a pop's lease runs out: the pop's time plus the
-// lease, moved on by each successful extend. One is shared by the partitions of one pop, which
-// share one lease.
+// Lease defaults.
+const (
+	// defaultRenewExtend is how far a renewal extends a lease when LeaseTime is not set.
+	defaultRenewExtend = 60 * time.Second
+	// unknownLeaseRenewal is when a batch's lease is first renewed while the loop has not yet
+	// learned the lease: soon enough for any lease of twice that or more.
+	unknownLeaseRenewal = 10 * time.Second
+	// maxLearnedLease bounds the lease the loop believes it learned: beyond it, the answer is
+	// taken for a clock the loop cannot read, and the lease stays a guess.
+	maxLearnedLease = time.Hour
+	// longHandlerEvery is how long a handler call runs before it is logged as long-running,
+	// and how often again after that.
+	longHandlerEvery = 5 * time.Minute
+)
+
+// leaseDeadline is when the client believes a pop's lease runs out: when it began plus the
+// lease, moved on by each successful extend. One is shared by the partitions of one
+// pop, which share one lease. It also keeps what the pop's answer said of the broker's clock,
+// to read the broker's expiry times with.
 type leaseDeadline struct {
 	mu    sync.Mutex
 	until time.Time
+
+	popSent time.Time // the client's time when the pop left
+	popDate time.Time // the answer's Date, on the broker's clock; zero when unknown
+	newest  time.Time // the newest createdAt the pop brought, on the broker's clock
 }
 
-func newLeaseDeadline(until time.Time) *leaseDeadline { return &leaseDeadline{until: until} }
+// leaseBeganBy is how long before a pop's answer arrived its lease is taken to have begun, at
+// the latest: the broker leases as it answers, but a long poll may have waited long before.
+const leaseBeganBy = time.Second
+
+// popDeadline is the deadline of a pop sent at sent and answered a at answered, which leased
+// msgs for lease.
+func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, msgs []*Message) *leaseDeadline {
+	began := answered.Add(-leaseBeganBy)
+	if began.Before(sent) {
+		began = sent
+	}
+	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDate: a.date}
+	for _, m := range msgs {
+		if m.CreatedAt.After(d.newest) {
+			d.newest = m.CreatedAt
+		}
+	}
+	return d
+}
 
 // extend moves the deadline to until, never back.
 func (d *leaseDeadline) extend(until time.Time) {
@@ -34,11 +77,56 @@ func (d *leaseDeadline) extend(until time.Time) {
 	}
 }
 
+// get is the deadline.
+func (d *leaseDeadline) get() time.Time {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.until
+}
+
 // expired reports whether the lease has run out at now.
 func (d *leaseDeadline) expired(now time.Time) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return !now.Before(d.until)
+}
+
+// onClientClock turns a time on the broker's clock into a time on the client's that is never
+// later: the broker's clock stood at most a second past the pop answer's Date when the pop
+// was answered, and the pop left before that. ok is false when the answer said nothing of the
+// broker's clock, or contradicts itself (the pop brought a message created after its Date).
+func (d *leaseDeadline) onClientClock(t time.Time) (time.Time, bool) {
+	if d.popDate.IsZero() || t.IsZero() || d.newest.After(d.popDate.Add(time.Second)) {
+		return time.Time{}, false
+	}
+	since := t.Sub(d.popDate) - time.Second
+	if since <= 0 || since > maxLearnedLease {
+		return time.Time{}, false
+	}
+	return d.popSent.Add(since), true
+}
+
+// leaseGuess is the lease a loop believes its pops get: LeaseTime, else what it learned from an
+// extend's answer, else the default.
+type leaseGuess struct {
+	mu    sync.Mutex
+	d     time.Duration
+	known bool
+}
+
+func (g *leaseGuess) get() (d time.Duration, known bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.d, g.known
+}
+
+// learn records the lease the broker gives, unless LeaseTime set it.
+func (g *leaseGuess) learn(d time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.known || d > g.d {
+		g.d, g.known = d, true
+	}
 }
 
 // A batch's lease, as its loop keeps it.
@@ -47,8 +135,10 @@ func (d *leaseDeadline) expired(now time.Time) bool {
 // that stops it. A refused renewal cancels the handler's ctx with cause ErrLeaseLost.
 func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) (stop func()) {
 	first := b.msgs[0]
-	return l.c.renewer.track(first.LeaseID, l.renewEvery, l.renewExtend, &leaseHolder{
-		extended: b.deadline.extend,
+	return l.c.renewer.track(first.LeaseID, renewPlan{
+		every: l.renewEvery, extend: l.renewExtend, expires: b.deadline.get(), first: l.firstRenewal(b),
+	}, &leaseHolder{
+		extended: func(sent, expiresAt time.Time) time.Time { return l.extended(b, sent, expiresAt) },
 		failed:   func(err error) { l.log.renewFailed(first, err) },
 		lost: func() {
 			l.loseLease(b)
@@ -57,15 +147,45 @@ func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) (st
 	})
 }
 
+// firstRenewal is how long after now b's lease is first extended: RenewLease's every when set,
+// else half of what is left of the lease, and no later than unknownLeaseRenewal while the loop
+// has not learned the lease.
+func (l *consumer) firstRenewal(b *leasedBatch) time.Duration {
+	if l.renewEvery > 0 {
+		return l.renewEvery
+	}
+	wait := b.deadline.get().Sub(l.now()) / 2
+	if _, known := l.lease.get(); !known {
+		wait = min(wait, unknownLeaseRenewal)
+	}
+	return max(wait, 0)
+}
+
+// extended records a renewal of b's lease sent at sent, which the broker answered with the
+// lease's new expiry (on its clock; zero when not said), and returns when the lease now runs
+// out as the client counts it. An expiry the extend cannot explain is the queue's lease,
+// which the loop learns.
+func (l *consumer) extended(b *leasedBatch, sent, expiresAt time.Time) time.Time {
+	b.deadline.extend(sent.Add(l.renewExtend))
+	if until, ok := b.deadline.onClientClock(expiresAt); ok {
+		b.deadline.extend(until)
+		if lease := until.Sub(b.deadline.popSent); lease > sent.Sub(b.deadline.popSent)+l.renewExtend+time.Second {
+			l.lease.learn(lease)
+		}
+	}
+	return b.deadline.get()
+}
+
 // holdBack waits out a backoff of m's before its ack is sent, keeping the lease meanwhile:
 // when the wait may outlast it, the renewer extends the lease to cover the wait. A wait of a
 // second or more is always covered so, because the client only believes it knows the lease (a
 // 0.15 broker ignores LeaseTime), and an extend never shortens a lease. A stop, or the end of
 // the batch's ctx, cuts the wait short. It returns false when the lease was lost.
 func (l *consumer) holdBack(ctx context.Context, b *leasedBatch, m *Message, wait time.Duration) bool {
-	margin := min(5*time.Second, l.leaseTime/2)
+	lease, _ := l.lease.get()
+	margin := min(5*time.Second, lease/2)
 	if m.LeaseID != "" && (wait >= time.Second || b.deadline.expired(l.now().Add(wait+margin))) {
-		sent, err := l.c.renewer.extend(l.ackCtx, m.LeaseID, wait+margin)
+		sent, _, err := l.c.renewer.extend(l.ackCtx, m.LeaseID, wait+margin)
 		switch {
 		case errors.Is(err, ErrLeaseExpired):
 			l.loseLease(b)
@@ -109,7 +229,10 @@ func (r *consumeLog) renewFailed(m *Message, err error) {
 
 // leaseRenewer extends the leases of in-flight batches for one client. One goroutine serves
 // every lease of the client, whatever the number of consume loops and messages: it starts
-// with the first tracked lease and ends when none is left (or at stop). New sets its client.
+// with the first tracked lease and ends when none is left (or at stop). It keeps the leases in
+// order of their next renewal, and sends each renewal in a goroutine of its own, as many at
+// once as are due: however many leases the client holds and however slow the broker answers,
+// no renewal waits for another. New sets its client.
 type leaseRenewer struct {
 	client *Client
 	// observe, when set, sees the outcome of every periodic renewal. Tests set it before use.
@@ -117,52 +240,63 @@ type leaseRenewer struct {
 
 	mu      sync.Mutex
 	leases  map[string]*renewedLease
+	due     renewalQueue  // the leases not being renewed, soonest due first
 	wake    chan struct{} // buffered(1): the registry changed, or a renewal was answered
+	ctx     context.Context
+	cancel  context.CancelFunc // ends the renewals in flight, at stop
 	running bool
 	stopped bool
 	done    sync.WaitGroup
 }
 
-// maxConcurrentRenewals bounds the extends one client has in flight. Renewals run side by
-// side, so a slow answer for one lease does not delay the others past their expiry.
-const maxConcurrentRenewals = 16
-
 // renewRequestTimeout bounds one extend request.
 const renewRequestTimeout = 10 * time.Second
+
+// renewPlan says how one lease is renewed.
+type renewPlan struct {
+	every   time.Duration // the period; 0: halfway to the lease's expiry each time
+	extend  time.Duration // how far each renewal extends it
+	expires time.Time     // when the lease runs out, as the client counts it
+	first   time.Duration // how long after now the first renewal goes
+}
 
 // renewedLease is one leaseId under renewal, with the batches that hold it: the partitions of
 // a multi-partition pop share one leaseId, and one extend covers them all.
 type renewedLease struct {
+	id      string
 	every   time.Duration
 	extend  time.Duration
+	expires time.Time
 	due     time.Time
-	sending bool // a renewal of this lease is in flight
+	index   int // in the renewer's queue; -1 while a renewal is in flight
 	holders map[*leaseHolder]struct{}
 }
 
 // leaseHolder is one in-flight batch that needs its lease kept alive.
 type leaseHolder struct {
-	extended func(until time.Time) // a renewal succeeded: the lease lasts until then
-	failed   func(err error)       // a renewal could not be sent; it is tried again soon
-	lost     func()                // a renewal was refused: the lease is gone
+	// extended is told of a renewal sent at sent that succeeded, with the expiry the broker
+	// answered (zero when not said), and returns when the lease now runs out.
+	extended func(sent, expiresAt time.Time) time.Time
+	failed   func(err error) // a renewal could not be sent; it is tried again soon
+	lost     func()          // a renewal was refused: the lease is gone
 }
 
 func (r *leaseRenewer) clock() clock { return r.client.clock }
 
-// extend sends one extend of leaseID by d, on ctx, and returns when the request left: the
-// lease then lasts until that time plus d as the client counts it, never later than the
-// broker's count.
-func (r *leaseRenewer) extend(ctx context.Context, leaseID string, d time.Duration) (sent time.Time, err error) {
+// extend sends one extend of leaseID by d, on ctx, and returns when the request left and the
+// expiry the broker answered: the lease then lasts until that time plus d as the client
+// counts it, never later than the broker's count.
+func (r *leaseRenewer) extend(ctx context.Context, leaseID string, d time.Duration) (sent, expiresAt time.Time, err error) {
 	sent = r.clock().Now()
 	ctx, cancel := context.WithTimeout(ctx, renewRequestTimeout)
 	defer cancel()
-	_, err = r.client.Renew(ctx, leaseID, d)
-	return sent, err
+	expiresAt, err = r.client.Renew(ctx, leaseID, d)
+	return sent, expiresAt, err
 }
 
-// track renews leaseID every `every` by extend for as long as h holds it, and returns the func
-// that ends h's hold. A lease with several holders is renewed once per period.
-func (r *leaseRenewer) track(leaseID string, every, extend time.Duration, h *leaseHolder) (untrack func()) {
+// track renews leaseID as plan says for as long as h holds it, and returns the func that ends
+// h's hold. A lease with several holders is renewed once per period.
+func (r *leaseRenewer) track(leaseID string, plan renewPlan, h *leaseHolder) (untrack func()) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped || leaseID == "" {
@@ -171,31 +305,47 @@ func (r *leaseRenewer) track(leaseID string, every, extend time.Duration, h *lea
 	if r.leases == nil {
 		r.leases = make(map[string]*renewedLease)
 		r.wake = make(chan struct{}, 1)
+		r.ctx, r.cancel = context.WithCancel(context.Background())
 	}
 	l := r.leases[leaseID]
 	if l == nil {
-		l = &renewedLease{every: every, extend: extend, due: r.clock().Now().Add(every),
-			holders: make(map[*leaseHolder]struct{})}
+		l = &renewedLease{id: leaseID, every: plan.every, extend: plan.extend, expires: plan.expires,
+			due: r.clock().Now().Add(plan.first), holders: make(map[*leaseHolder]struct{})}
 		r.leases[leaseID] = l
+		heap.Push(&r.due, l)
 	}
 	l.holders[h] = struct{}{}
-	if !r.running {
+	switch {
+	case !r.running:
 		r.running = true
 		r.done.Add(1)
 		go r.loop()
+	case l.index == 0:
+		r.signal() // the loop waits for a later renewal
 	}
-	r.signal()
 	return func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if cur := r.leases[leaseID]; cur != nil {
-			delete(cur.holders, h)
-			if len(cur.holders) == 0 {
+		if cur := r.leases[leaseID]; cur == l {
+			delete(l.holders, h)
+			if len(l.holders) == 0 {
 				delete(r.leases, leaseID)
+				if l.index >= 0 {
+					heap.Remove(&r.due, l.index)
+				}
 			}
 		}
-		r.signal()
+		if len(r.leases) == 0 {
+			r.signal() // the loop ends; with leases left, it wakes for the next due anyway
+		}
 	}
+}
+
+// poke wakes the loop: a renewal may be due.
+func (r *leaseRenewer) poke() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.signal()
 }
 
 // signal wakes the loop, if any; r.mu is held.
@@ -206,23 +356,27 @@ func (r *leaseRenewer) signal() {
 	}
 }
 
-// stop ends the renewer's goroutine, if any, and waits for it; Close calls it. Leases tracked
-// afterwards are not renewed.
+// stop ends the renewer's goroutine, if any, and the renewals in flight, and waits for them;
+// Close calls it. Leases tracked afterwards are not renewed.
 func (r *leaseRenewer) stop() {
 	r.mu.Lock()
 	r.stopped = true
-	r.signal()
+	if r.cancel != nil {
+		r.cancel()
+	}
+	if r.wake != nil {
+		r.signal()
+	}
 	r.mu.Unlock()
 	r.done.Wait()
 }
 
-// loop waits for the earliest due renewal and starts it, until no lease is left or stop.
-// It waits for the renewals it started before it returns.
+// loop waits for the earliest due renewal and starts every one due, until no lease is left or
+// stop. It waits for the renewals it started before it returns.
 func (r *leaseRenewer) loop() {
 	defer r.done.Done()
-	var inFlight errgroup.Group // the renewals this loop started
-	inFlight.SetLimit(maxConcurrentRenewals)
-	defer func() { _ = inFlight.Wait() }()
+	var inFlight sync.WaitGroup // the renewals this loop started
+	defer inFlight.Wait()
 	clock := r.clock()
 	for {
 		r.mu.Lock()
@@ -231,11 +385,9 @@ func (r *leaseRenewer) loop() {
 			r.mu.Unlock()
 			return
 		}
-		next := time.Time{}
-		for _, l := range r.leases {
-			if !l.sending && (next.IsZero() || l.due.Before(next)) {
-				next = l.due
-			}
+		var next time.Time
+		if len(r.due) > 0 {
+			next = r.due[0].due
 		}
 		wake := r.wake
 		r.mu.Unlock()
@@ -245,12 +397,9 @@ func (r *leaseRenewer) loop() {
 			continue
 		}
 		if wait := next.Sub(clock.Now()); wait > 0 {
-			fired, cancel := clock.After(wait)
-			select {
-			case <-fired:
-			case <-wake:
-			}
-			cancel()
+			stop := clock.AfterFunc(wait, r.poke)
+			<-wake
+			stop()
 			continue // the registry may have changed; look again
 		}
 		r.renewDue(&inFlight)
@@ -258,67 +407,104 @@ func (r *leaseRenewer) loop() {
 }
 
 // renewDue starts every renewal that is due, one request per leaseId, each in a goroutine of
-// its own (up to maxConcurrentRenewals at once).
-func (r *leaseRenewer) renewDue(inFlight *errgroup.Group) {
+// its own.
+func (r *leaseRenewer) renewDue(inFlight *sync.WaitGroup) {
 	now := r.clock().Now()
-	type job struct {
-		id string
-		l  *renewedLease
-	}
-	var jobs []job
 	r.mu.Lock()
-	for id, l := range r.leases {
-		if !l.sending && !l.due.After(now) {
-			l.sending = true
-			jobs = append(jobs, job{id, l})
+	defer r.mu.Unlock()
+	for len(r.due) > 0 && !r.due[0].due.After(now) {
+		l := heap.Pop(&r.due).(*renewedLease)
+		if !now.Before(l.expires) {
+			r.client.logger.Warn("queen: lease renewal sent after the lease ran out; the broker may have handed the messages to another consumer",
+				"leaseId", l.id, "late", now.Sub(l.expires).Round(time.Millisecond))
 		}
-	}
-	r.mu.Unlock()
-
-	for _, j := range jobs {
-		inFlight.Go(func() error {
-			sent, err := r.extend(context.Background(), j.id, j.l.extend)
-			r.settle(sent, j.id, j.l, err)
+		ctx := r.ctx
+		inFlight.Go(func() {
+			sent, expiresAt, err := r.extend(ctx, l.id, l.extend)
+			r.settle(sent, expiresAt, l, err)
 			if r.observe != nil {
-				r.observe(j.id, err)
+				r.observe(l.id, err)
 			}
-			return nil
 		})
 	}
 }
 
-// settle applies the outcome of the renewal sent at `sent` to the lease's holders. The new
-// expiry counts from the time the request left, never later than the broker's.
-func (r *leaseRenewer) settle(sent time.Time, id string, l *renewedLease, err error) {
+// settle applies the outcome of the renewal sent at sent to the lease's holders, and plans the
+// next one: halfway to the lease's new expiry (or after its period), or soon again when the
+// broker was not reached.
+func (r *leaseRenewer) settle(sent, expiresAt time.Time, l *renewedLease, err error) {
+	lost := errors.Is(err, ErrLeaseExpired)
 	r.mu.Lock()
 	holders := make([]*leaseHolder, 0, len(l.holders))
 	for h := range l.holders {
 		holders = append(holders, h)
 	}
-	lost := errors.Is(err, ErrLeaseExpired)
-	l.sending = false
-	r.signal()
-	switch {
-	case err == nil:
-		l.due = sent.Add(l.every)
-	case lost:
-		if r.leases[id] == l {
-			delete(r.leases, id)
-		}
-	default:
-		// The broker was not reached: try again soon, well before the lease runs out.
-		l.due = sent.Add(renewRetryBackoff(l.every).wait(1))
-	}
 	r.mu.Unlock()
 
+	expires := l.expires
 	for _, h := range holders {
 		switch {
 		case err == nil:
-			h.extended(sent.Add(l.extend))
+			if until := h.extended(sent, expiresAt); until.After(expires) {
+				expires = until
+			}
 		case lost:
 			h.lost()
 		default:
 			h.failed(err)
 		}
 	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer r.signal()
+	if r.leases[l.id] != l {
+		return // untracked meanwhile
+	}
+	switch {
+	case lost:
+		delete(r.leases, l.id)
+		return
+	case err == nil:
+		l.expires = expires
+		l.due = sent.Add(l.period(sent))
+	default:
+		// The broker was not reached: try again soon, well before the lease runs out.
+		l.due = sent.Add(renewRetryBackoff(l.period(sent)).wait(1))
+	}
+	heap.Push(&r.due, l)
+}
+
+// period is how long after at the lease is renewed next: its every, else half of what is
+// left of it.
+func (l *renewedLease) period(at time.Time) time.Duration {
+	if l.every > 0 {
+		return l.every
+	}
+	return max(l.expires.Sub(at)/2, time.Millisecond)
+}
+
+// renewalQueue orders leases by their next renewal (container/heap).
+type renewalQueue []*renewedLease
+
+func (q renewalQueue) Len() int           { return len(q) }
+func (q renewalQueue) Less(i, j int) bool { return q[i].due.Before(q[j].due) }
+func (q renewalQueue) Swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index, q[j].index = i, j
+}
+
+func (q *renewalQueue) Push(x any) {
+	l := x.(*renewedLease)
+	l.index = len(*q)
+	*q = append(*q, l)
+}
+
+func (q *renewalQueue) Pop() any {
+	old := *q
+	l := old[len(old)-1]
+	old[len(old)-1] = nil
+	l.index = -1
+	*q = old[:len(old)-1]
+	return l
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -176,6 +177,9 @@ func TestARenewalExtendsByTheLeaseTime(t *testing.T) {
 	}
 }
 
+// everyFiveSeconds renews a lease every 5s by 30s, the first time 5s from now.
+var everyFiveSeconds = renewPlan{every: 5 * time.Second, extend: 30 * time.Second, first: 5 * time.Second}
+
 // One renewer serves every lease of a client: one extend per leaseId per period, however many
 // batches hold it; a refused one tells every holder; it stops with the client.
 func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
@@ -198,7 +202,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	lost := map[string]int{}
 	holder := func(id string) *leaseHolder {
 		return &leaseHolder{
-			extended: func(time.Time) { mu.Lock(); extended[id]++; mu.Unlock() },
+			extended: func(sent, _ time.Time) time.Time { mu.Lock(); extended[id]++; mu.Unlock(); return sent },
 			lost:     func() { mu.Lock(); lost[id]++; mu.Unlock() },
 			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
 		}
@@ -206,7 +210,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	var untrack []func()
 	for _, id := range append(leases, "unknown-lease") {
 		for range 4 { // four batches (partitions of one pop) hold each lease
-			untrack = append(untrack, c.renewer.track(id, 5*time.Second, 30*time.Second, holder(id)))
+			untrack = append(untrack, c.renewer.track(id, everyFiveSeconds, holder(id)))
 		}
 	}
 
@@ -226,7 +230,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 		u()
 	}
 	c.renewer.stop() // waits for the goroutine; goleak checks nothing is left
-	noop := c.renewer.track(leases[0], time.Second, time.Second, holder(leases[0]))
+	noop := c.renewer.track(leases[0], renewPlan{every: time.Second, extend: time.Second}, holder(leases[0]))
 	noop()
 	clock.Advance(time.Minute)
 	assert.Equal(t, 4, proxy.Count(route.Extend), "nothing renewed after stop")
@@ -270,8 +274,8 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 	var extended sync.WaitGroup
 	extended.Add(leases)
 	for _, id := range ids {
-		untrack := c.renewer.track(id, 5*time.Second, 30*time.Second, &leaseHolder{
-			extended: func(time.Time) { extended.Done() },
+		untrack := c.renewer.track(id, everyFiveSeconds, &leaseHolder{
+			extended: func(sent, _ time.Time) time.Time { extended.Done(); return sent },
 			lost:     func() { t.Errorf("lease %s lost", id) },
 			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
 		})
@@ -287,4 +291,168 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 		require.NoError(t, testutil.Recv(t, renewed, "a renewal"))
 	}
 	extended.Wait()
+}
+
+// Renewals keep up however many leases a client holds: 1,000 single-message leases of 3s on a
+// broker that takes 50ms to answer each request lose none over 15s of renewals, and none is
+// renewed late. With a cap of 16 extends in flight the client renewed 320 leases a second and
+// lost most of them in the first round.
+func TestRenewalsKeepUpWithAThousandLeases(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		const leases, lease = 1000, 3 * time.Second
+		f := newFakeBroker("many", false)
+		f.leaseTime, f.rtt = lease, 50*time.Millisecond
+		c := f.client(t)
+		var lost atomic.Int64
+		for i := range leases {
+			id := f.grant(fmt.Sprintf("p%04d", i))
+			untrack := c.renewer.track(id, renewPlan{extend: lease, expires: time.Now().Add(lease), first: lease / 2},
+				&leaseHolder{
+					extended: func(sent, _ time.Time) time.Time { return sent.Add(lease) },
+					failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
+					lost:     func() { lost.Add(1) },
+				})
+			defer untrack()
+		}
+		time.Sleep(15 * time.Second)
+		f.stats(func(f *fakeBroker) {
+			assert.Zero(t, f.expired, "leases that ran out")
+			assert.Zero(t, f.lateExtends, "renewals that came after their lease ran out")
+			assert.GreaterOrEqual(t, f.extends, leases*9, "each lease renewed every half lease")
+		})
+		assert.Zero(t, lost.Load())
+	})
+}
+
+// A renewal that goes out after the lease it renews ran out (the process was paused, say) is
+// logged at warn, with its leaseId.
+func TestARenewalSentAfterItsLeaseRanOutIsLoggedAtWarn(t *testing.T) {
+	t.Parallel()
+	f := newFakeBroker("late", false)
+	f.leaseTime = time.Hour
+	var logs testutil.LogBuffer
+	c := f.client(t, WithLogger(jsonLogger(&logs)))
+	clock, renewed := useManualClock(c)
+	id := f.grant("p")
+	untrack := c.renewer.track(id, renewPlan{extend: 10 * time.Second, expires: clock.Now().Add(10 * time.Second),
+		first: 5 * time.Second}, &leaseHolder{
+		extended: func(sent, _ time.Time) time.Time { return sent.Add(10 * time.Second) },
+		failed:   func(error) {}, lost: func() {},
+	})
+	defer untrack()
+	clock.Advance(4 * time.Second)
+	clock.Advance(2 * time.Second) // due, in time
+	require.NoError(t, testutil.Recv(t, renewed, "the renewal in time"))
+	assert.NotContains(t, logs.String(), "after the lease ran out")
+	clock.Advance(20 * time.Second) // paused past the lease's end
+	require.NoError(t, testutil.Recv(t, renewed, "the late renewal"))
+	assert.Contains(t, logs.String(), `"level":"WARN","msg":"queen: lease renewal sent after the lease ran out`)
+	assert.Contains(t, logs.String(), `"leaseId":"`+id+`"`)
+}
+
+// The renewer's cost with 10,000 leases in flight: each op renews every one of them once,
+// through the client's whole request path, against a broker that answers at once.
+func BenchmarkRenewerWithTenThousandLeases(b *testing.B) {
+	const leases, every = 10_000, 5 * time.Second
+	f := newFakeBroker("bench", false)
+	f.leaseTime = 24 * time.Hour
+	c := f.client(b)
+	clock := newManualClock()
+	c.clock = clock
+	var answered sync.WaitGroup
+	c.renewer.observe = func(_ string, err error) {
+		if err != nil {
+			b.Error(err)
+		}
+		answered.Done()
+	}
+	for i := range leases {
+		untrack := c.renewer.track(f.grant(fmt.Sprintf("p%05d", i)), renewPlan{every: every, extend: time.Minute,
+			expires: clock.Now().Add(time.Minute), first: every}, &leaseHolder{
+			extended: func(sent, _ time.Time) time.Time { return sent.Add(time.Minute) },
+			failed:   func(err error) { b.Error(err) }, lost: func() { b.Error("lost") },
+		})
+		defer untrack()
+	}
+	start := time.Now()
+	testutil.CPULoop(b, func() {
+		answered.Add(leases)
+		clock.Advance(every)
+		answered.Wait()
+	})
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N*leases), "ns/renewal")
+}
+
+// With no option at all a handler slower than its lease keeps it: renewal is on by default.
+// Without LeaseTime the loop does not know the lease, so a batch's first renewal goes after
+// 10s; the broker's answer then shows a lease longer than that renewal explains (a 0.15
+// queue's 300s), which the loop learns: every later renewal goes halfway to the lease's
+// expiry, the next batch's first one too. A 60s lease is not told apart from the 60s the
+// renewal extends it by, so it stays unknown, and each renewal extends it 60s from then.
+// RenewLease(false, 0) turns renewal off.
+func TestByDefaultASlowHandlerKeepsItsLeaseAndTheLoopLearnsTheLease(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		gen015  bool
+		lease   time.Duration
+		handler time.Duration
+		off     bool
+		learned bool
+	}{
+		{"2.0, 60s lease", false, time.Minute, 100 * time.Second, false, false},
+		{"0.15, 300s lease", true, 300 * time.Second, 400 * time.Second, false, true},
+		{"2.0, renewal off", false, time.Minute, 100 * time.Second, true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				f := newFakeBroker("slow", tc.gen015)
+				f.leaseTime, f.rtt = tc.lease, 10*time.Millisecond
+				f.pushN("p", 2)
+				c := f.client(t)
+				b := c.Queue("slow").Batch(1)
+				if tc.off {
+					b = b.RenewLease(false, 0)
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), 3*tc.handler)
+				defer cancel()
+				err := b.Limit(2).Each().Consume(ctx, func(context.Context, *Message) error {
+					time.Sleep(tc.handler)
+					return nil
+				})
+				require.NoError(t, err)
+				f.stats(func(f *fakeBroker) {
+					if tc.off {
+						assert.Zero(t, f.extends, "no renewal")
+						assert.Positive(t, f.expired, "the handler outlived its lease")
+						return
+					}
+					assert.Zero(t, f.expired, "leases that ran out")
+					assert.Equal(t, map[string]int{"p-0": 1, "p-1": 1}, f.handedOut, "each message delivered once")
+					byLease := map[string][]time.Duration{}
+					var leases []string
+					for _, e := range f.extendLog {
+						if byLease[e.lease] == nil {
+							leases = append(leases, e.lease)
+						}
+						byLease[e.lease] = append(byLease[e.lease], e.since)
+					}
+					require.Len(t, leases, 2)
+					first := byLease[leases[0]]
+					assert.InDelta(t, float64(unknownLeaseRenewal), float64(first[0]), float64(time.Second),
+						"the first batch's first renewal, with the lease unknown: %v", first)
+					if !tc.learned {
+						assert.InDelta(t, float64(unknownLeaseRenewal+30*time.Second), float64(first[1]), float64(time.Second),
+							"the next, halfway to the 60s the first one gave: %v", first)
+						return
+					}
+					assert.Greater(t, first[1]-first[0], 100*time.Second, "halfway to the lease learned: %v", first)
+					assert.Greater(t, byLease[leases[1]][0], 100*time.Second, "the next batch knows the lease: %v", byLease[leases[1]])
+				})
+			})
+		})
+	}
 }

@@ -24,11 +24,36 @@ const defaultPollTimeout = 30 * time.Second
 // when there is nothing to deliver. Settings are validated first. Without Wait(true) it
 // answers at once; with it, it waits up to Timeout (default 30s) for a message. Each message
 // must then be settled (m.Ack, m.Nack, ...) before its lease expires, unless AutoAck(true).
+//
+// A named group in mode new keeps its start across the Pop and Consume calls of one client,
+// as a Consume loop does, on a 0.15 broker too: it receives every message pushed after its
+// first pop was sent. Its first Pop with Wait(true) on a client that has not yet seen the
+// broker store starts at once sends one pop without wait first.
 func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
 	if err := b.validate(forPop); err != nil {
 		return nil, err
 	}
-	return b.client.doPop(ctx, b, b.popPath(), b.popParams(forPop))
+	start := b.client.starts.of(b)
+	p := b.popParams(forPop)
+	start.apply(&p)
+	if start.probes() && p.longPoll {
+		first := p
+		first.longPoll, first.noWait = false, true
+		msgs, answer, err := b.client.doPopAnswer(ctx, b, b.popPath(), first)
+		if err != nil {
+			return nil, err
+		}
+		start.observe(msgs, answer)
+		if len(msgs) > 0 {
+			return msgs, nil
+		}
+		start.apply(&p)
+	}
+	msgs, answer, err := b.client.doPopAnswer(ctx, b, b.popPath(), p)
+	if err == nil {
+		start.observe(msgs, answer)
+	}
+	return msgs, err
 }
 
 // popPath is the escaped route of the builder's pop: one partition, the queue, or a discovery
@@ -226,6 +251,7 @@ func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p
 	for _, m := range msgs {
 		m.client = c
 	}
+	c.starts.saw(msgs)
 	return msgs, info, nil
 }
 

@@ -482,7 +482,11 @@ func TestEveryEmptyAnswerIsAnEmptySlice(t *testing.T) {
 			require.NoError(t, err)
 			require.NotNil(t, msgs)
 			require.Empty(t, msgs)
-			rec.Only(t)
+			// A new group's first pop goes without wait, then the waiting pop: both read empty.
+			sent := rec.All()
+			require.Len(t, sent, 2)
+			assert.Equal(t, "false", queryOf(t, sent[0]).Get("wait"))
+			assert.Equal(t, "true", queryOf(t, sent[1]).Get("wait"))
 		})
 	}
 }
@@ -536,23 +540,25 @@ func TestAPopsQuerySaysEverySetting(t *testing.T) {
 		b    func(c *queen.Client) queen.QueueBuilder
 		want url.Values
 		path string
+		// first: a new group's first waiting Pop on a client sends a pop without wait first.
+		first bool
 	}{
 		{"queue mode: no group, no subscription, batch 1",
 			func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders") },
-			url.Values{"batch": {"1"}}, "/api/v1/pop/queue/orders"},
+			url.Values{"batch": {"1"}}, "/api/v1/pop/queue/orders", false},
 		{"named group defaults to new",
 			func(c *queen.Client) queen.QueueBuilder { return c.Queue("orders").Group("billing") },
-			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"new"}}, "/api/v1/pop/queue/orders"},
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"new"}}, "/api/v1/pop/queue/orders", false},
 		{"subscription all",
 			func(c *queen.Client) queen.QueueBuilder {
 				return c.Queue("orders").Group("billing").SubscriptionMode(queen.SubscribeAll)
 			},
-			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"all"}}, "/api/v1/pop/queue/orders"},
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionMode": {"all"}}, "/api/v1/pop/queue/orders", false},
 		{"subscriptionFrom as RFC 3339 with the caller's offset",
 			func(c *queen.Client) queen.QueueBuilder {
 				return c.Queue("orders").Group("billing").SubscriptionFrom(from)
 			},
-			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionFrom": {"2026-11-29T21:00:00.0000005+01:00"}}, "/api/v1/pop/queue/orders"},
+			url.Values{"batch": {"1"}, "consumerGroup": {"billing"}, "subscriptionFrom": {"2026-11-29T21:00:00.0000005+01:00"}}, "/api/v1/pop/queue/orders", false},
 		{"every setting",
 			func(c *queen.Client) queen.QueueBuilder {
 				return c.Queue("a b/c").Partition("p/1").Group("g").Batch(50).Wait(true).
@@ -560,12 +566,12 @@ func TestAPopsQuerySaysEverySetting(t *testing.T) {
 			},
 			url.Values{"batch": {"50"}, "consumerGroup": {"g"}, "subscriptionMode": {"new"}, "wait": {"true"},
 				"timeout": {"60000"}, "leaseSeconds": {"2"}, "conflation": {"true"}, "autopilot": {"true"}},
-			"/api/v1/pop/queue/a%20b%2Fc/partition/p%2F1"},
+			"/api/v1/pop/queue/a%20b%2Fc/partition/p%2F1", true},
 		{"autoAck and partitions",
 			func(c *queen.Client) queen.QueueBuilder {
 				return c.Queue("orders").AutoAck(true).Partitions(3).Wait(false)
 			},
-			url.Values{"batch": {"1"}, "autoAck": {"true"}, "partitions": {"3"}, "wait": {"false"}}, "/api/v1/pop/queue/orders"},
+			url.Values{"batch": {"1"}, "autoAck": {"true"}, "partitions": {"3"}, "wait": {"false"}}, "/api/v1/pop/queue/orders", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -575,7 +581,14 @@ func TestAPopsQuerySaysEverySetting(t *testing.T) {
 			mt.RegisterNoResponder(rec.Respond(204, ""))
 			_, err := tc.b(c).Pop(t.Context())
 			require.NoError(t, err)
-			req := rec.Only(t)
+			sent := rec.All()
+			if tc.first {
+				require.Len(t, sent, 2)
+				assert.Equal(t, "false", queryOf(t, sent[0]).Get("wait"), "the first pop does not wait")
+				sent = sent[1:]
+			}
+			require.Len(t, sent, 1)
+			req := sent[0]
 			assert.Equal(t, tc.path, req.Path)
 			got, err := url.ParseQuery(req.RawQuery)
 			require.NoError(t, err)

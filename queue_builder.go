@@ -53,8 +53,10 @@ type QueueBuilder struct {
 	autopilot          *bool
 	conflation         bool
 	autoAck            *bool
-	renew              bool
+	renew, renewSet    bool
 	renewEvery         time.Duration
+	handlerTimeout     time.Duration
+	maxInFlightBytes   int64
 	concurrency        int
 	concurrencySet     bool
 	limit              int
@@ -136,11 +138,34 @@ func (b QueueBuilder) Conflation(on bool) QueueBuilder { b.conflation = on; retu
 // the broker to treat messages as done as it hands them out (at-most-once; default false).
 func (b QueueBuilder) AutoAck(on bool) QueueBuilder { b.autoAck = &on; return b }
 
-// RenewLease extends the lease of in-flight batches every `every` (0: half of LeaseTime when set,
-// else 10s), each time by LeaseTime when set, else by 60s. A refused renewal cancels the
-// handler's ctx with cause ErrLeaseLost, and nothing of that batch is acked. Default: off.
+// RenewLease turns lease renewal on or off for Consume; it is on by default, and
+// RenewLease(false, 0) turns it off. While a batch is handled its lease is extended every
+// `every`, or, with every 0 (the default), each time half of what is left of the lease has
+// passed: half of LeaseTime when it is set, else half of the lease the loop learns from the
+// broker (the queue's lease; until the loop has learned it, the first renewal goes after 10s at
+// the latest). Each renewal extends the lease by LeaseTime when set, else by 60s; a renewal
+// never shortens a lease. A refused renewal cancels the handler's ctx with cause ErrLeaseLost,
+// and nothing of that batch is acked. One goroutine per Client renews every lease of its loops,
+// however many they hold; a renewal that goes out after the lease ran out is logged at warn.
 func (b QueueBuilder) RenewLease(on bool, every time.Duration) QueueBuilder {
-	b.renew, b.renewEvery = on, every
+	b.renew, b.renewSet, b.renewEvery = on, true, every
+	return b
+}
+
+// HandlerTimeout ends each handler call's ctx after d, with cause ErrHandlerTimeout
+// (context.Cause). What the handler then returns is acked as usual: an error spends a retry,
+// as the timeout is the message's fault, unlike a stop. Default: 0, no timeout.
+func (b QueueBuilder) HandlerTimeout(d time.Duration) QueueBuilder {
+	b.handlerTimeout = d
+	return b
+}
+
+// MaxInFlightBytes bounds the data Consume holds: no pop is sent while the messages the loop
+// holds (being handled, waiting for a handler or for a backoff to pass) carry n bytes of data
+// or more. Default: 0, no byte bound (the loop still holds at most 2 × Batch × Concurrency
+// messages).
+func (b QueueBuilder) MaxInFlightBytes(n int64) QueueBuilder {
+	b.maxInFlightBytes = n
 	return b
 }
 
@@ -189,7 +214,8 @@ func (b QueueBuilder) RetryBackoff(min, max time.Duration) QueueBuilder {
 // AckEvery makes Consume ack the handled messages of a leased batch as it goes, every n
 // messages or every d, whichever comes first (0 turns that trigger off), instead of only at the
 // end of the batch: a crash then delivers again at most that much, and the lease stays on the
-// rest of the batch. It applies to the per-message form (Each). Default: (0, 1s).
+// rest of the batch. It applies to the per-message form (Each); the batch form refuses it with
+// ErrInvalidOption, since a batch handler's messages are acked when it returns. Default: (0, 1s).
 func (b QueueBuilder) AckEvery(n int, d time.Duration) QueueBuilder {
 	b.ackEveryN, b.ackEveryD, b.ackEverySet = n, d, true
 	return b
@@ -267,6 +293,10 @@ func (b QueueBuilder) validateValues() error {
 		return invalidSetting("LeaseTime", b.leaseTime, "leaseTime must be at least 1s")
 	case b.renewEvery < 0:
 		return invalidSetting("RenewLease", b.renewEvery, "renewLease every must not be negative")
+	case b.handlerTimeout < 0:
+		return invalidSetting("HandlerTimeout", b.handlerTimeout, "handlerTimeout must not be negative")
+	case b.maxInFlightBytes < 0:
+		return invalidSetting("MaxInFlightBytes", b.maxInFlightBytes, "maxInFlightBytes must not be negative")
 	case b.concurrencySet && b.concurrency < 1:
 		return invalidSetting("Concurrency", b.concurrency, "concurrency must be at least 1")
 	case b.limitSet && b.limit < 1:

@@ -45,6 +45,10 @@ func TestInvalidSettingsAreRefusedBeforeAnythingIsSent(t *testing.T) {
 		{"RetryBackoff(2s, 1s)", q.RetryBackoff(2*time.Second, time.Second), "retrybackoff", every},
 		{"AckEvery(-1, 1s)", q.AckEvery(-1, time.Second), "ackevery", every},
 		{"AckEvery(1, -1s)", q.AckEvery(1, -time.Second), "ackevery", every},
+		{"HandlerTimeout(-1s)", q.HandlerTimeout(-time.Second), "handlertimeout", every},
+		{"MaxInFlightBytes(-1)", q.MaxInFlightBytes(-1), "maxinflightbytes", every},
+		// A batch handler's batch is acked when it returns: AckEvery there would do nothing.
+		{"AckEvery on a batch Consume", q.AckEvery(10, time.Second), "ackevery", []string{"batch Consume"}},
 		{"Limit(0)", q.Limit(0), "limit", every},
 		{"Limit(-1)", q.Limit(-1), "limit", every},
 		{"SubscriptionMode(new-only)", q.Group("g").SubscriptionMode("new-only"), "subscriptionmode", every},
@@ -82,4 +86,21 @@ func TestInvalidSettingsAreRefusedBeforeAnythingIsSent(t *testing.T) {
 	assert.ErrorIs(t, q.Consume(ended, nil), queen.ErrInvalidOption, "a nil BatchHandler")
 	assert.NoError(t, q.RetryBackoff(0, 0).AckEvery(0, 0).Each().Consume(ended, h), "(0, 0) turns each off")
 	assert.Empty(t, tap.All(), "nothing was sent")
+}
+
+// The safe defaults' options, as a caller compiles against them.
+func TestBoundsAndSafeDefaultsSignatures(t *testing.T) {
+	t.Parallel()
+	c, err := queen.New("http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b := c.Queue("q")
+	var (
+		_ func(bool, time.Duration) queen.QueueBuilder = b.RenewLease
+		_ func(time.Duration) queen.QueueBuilder       = b.HandlerTimeout
+		_ func(int64) queen.QueueBuilder               = b.MaxInFlightBytes
+		_ error                                        = queen.ErrHandlerTimeout
+	)
 }
