@@ -395,4 +395,5 @@ func (e *Engine) consumed015(gc *cursorState, completed bool) {
 		gc.consumption.totalConsumed++
 		e.rates.processed.add(now, 1)
 	}
+	gc.relag()
 }

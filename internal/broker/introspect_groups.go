@@ -25,7 +25,7 @@ func (pg Page) of(n int) (start, end int) {
 
 // ConsumerGroups answers one summary per (attached group, queue), by group then queue name, the
 // page asked for. A queue other than "" keeps that queue's entries. It names the pairs first,
-// then sums only the page's, partition by partition in steps.
+// then reads the page's from the sums each group keeps: O(queues + groups).
 func (e *Engine) ConsumerGroups(queueName string, pg Page) []GroupSummary {
 	s := e.steps()
 	defer s.done()
@@ -55,9 +55,8 @@ func (e *Engine) ConsumerGroups(queueName string, pg Page) []GroupSummary {
 		if !stillAttached(e, pr.q, pr.group) { // gone between two steps
 			continue
 		}
-		if sum, ok := groupSummary(s, pr.q, pr.group); ok {
-			out = append(out, sum)
-		}
+		out = append(out, groupSummary(s, pr.q, pr.group))
+		s.did(1)
 	}
 	return out
 }
@@ -81,26 +80,17 @@ func (e *Engine) queuesFor(name string) []*queue {
 	return slices.Clone(e.order)
 }
 
-// groupSummary sums the group's views over q's partitions, in steps; false when the group or
-// the queue went in the meantime.
-func groupSummary(s *stepper, q *queue, group string) (GroupSummary, bool) {
-	sum := GroupSummary{Name: group, Queue: q.name}
-	active := false
-	for i := 0; i < len(q.parts); i++ {
-		v := viewOf(q.parts[i], group, q.groups[group], s.now)
-		if v.gc != nil && len(v.gc.attempts) > 0 {
-			sum.Members++
-		}
-		if v.lag > 0 {
-			sum.PartitionsWithLag++
-		}
-		sum.TotalLag += v.lag
-		sum.MaxTimeLag = max(sum.MaxTimeLag, v.timeLag)
-		active = active || v.live != nil || (v.gc != nil && !v.gc.consumption.lastConsumedAt.IsZero())
-		if s.did(1) && !stillAttached(s.e, q, group) {
-			return GroupSummary{}, false
+// groupSummary is the group's summary on q, read from its kept sums at the step's now: O(the
+// leases whose expiry has passed unnoticed).
+func groupSummary(s *stepper, q *queue, group string) GroupSummary {
+	var stale []*cursorState
+	for _, gc := range s.stale {
+		if gc.p.q == q && gc.group == group {
+			stale = append(stale, gc)
 		}
 	}
+	sum, active := groupSums(q.groupLags[group], stale, s.now)
+	sum.Name, sum.Queue = group, q.name
 	m := q.groups[group]
 	sum.Conflation = m != nil && m.conflation
 	sum.State = groupState(sum.MaxTimeLag, active)
@@ -114,7 +104,7 @@ func groupSummary(s *stepper, q *queue, group string) (GroupSummary, bool) {
 		}
 		sum.Subscription = &sub
 	}
-	return sum, true
+	return sum
 }
 
 // groupState is a group summary's state: Lagging past the lagging time lag, else Stable when
