@@ -94,13 +94,7 @@ func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 	return d, nil
 }
 
-// partitionsByName is q's partitions in byte order of their names.
-func partitionsByName(q *queue) []*partition {
-	parts := slices.Clone(q.parts)
-	sortByName(parts)
-	return parts
-}
-
+// sortByName orders partitions by the bytes of their names.
 func sortByName(parts []*partition) {
 	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
 }

@@ -69,6 +69,62 @@ func TestReadsThatWalkLetWritersInBetweenSteps(t *testing.T) {
 	assert.Equal(t, int64(pushes), lag, "every push made between steps was applied")
 }
 
+// wideQueue015 fills queue "wide" of a 0.15 broker with parts partitions of three messages
+// each; g1 and g3 hold them in leases that expire, g2 has read them all, and queue mode holds
+// two messages of one partition.
+func wideQueue015(t *testing.T, parts int) *fixture {
+	f := newFixture(t, WithMode(Mode015))
+	for i := range parts {
+		f.push("wide", fmt.Sprintf("p%02d", i), "a", "b", "c")
+	}
+	f.clock.Advance(10 * time.Second)
+	for _, g := range []string{"g1", "g2", "g3"} {
+		for range parts { // one partition a pop, the others being leased
+			res := f.pop(PopRequest{Queue: "wide", Group: g, Batch: 3, AutoAck: g == "g2", SubscriptionMode: "all"})
+			require.NotEmpty(t, res.Messages, "%s's pop", g)
+		}
+	}
+	f.pop(PopRequest{Queue: "wide", Partition: "p00", Batch: 2})
+	f.clock.Advance(time.Hour)
+	return f
+}
+
+// A 0.15 broker's group list, group detail and lagging list walk their rows in steps too: a
+// push made while they pause is applied, and they answer what they answer in one go.
+func TestReadsOfA015BrokerLetWritersInBetweenSteps(t *testing.T) {
+	t.Parallel()
+	f := wideQueue015(t, 40)
+	reads := map[string]func() any{
+		"group list": func() any { return f.e.ConsumerGroups015() },
+		"group detail": func() any {
+			d, err := f.e.ConsumerGroup015("g3")
+			require.NoError(t, err)
+			require.Len(t, d["wide"], 40)
+			return d
+		},
+		"lagging list": func() any { return f.e.Lagging015(0) },
+	}
+	whole := map[string]any{}
+	for name, read := range reads {
+		whole[name] = read()
+	}
+	require.Len(t, whole["group list"], 4, "queue mode, g1, g2 and g3 on the wide queue")
+	require.GreaterOrEqual(t, len(whole["lagging list"].([]LaggingEntry)), 2*40, "g1 and g3 owe every partition")
+
+	pushes := 0
+	f.e.stepBounds = stepBounds{work: 8, onPause: func() {
+		pushes++
+		f.e.Push([]PushItem{{Queue: "side", Payload: []byte(`{}`)}})
+	}}
+	for name, read := range reads {
+		before := pushes
+		assert.Equal(t, whole[name], read(), "%s: the answer read in steps", name)
+		assert.Greater(t, pushes, before, "%s: no push got in", name)
+	}
+	lag, _, _ := f.e.Progress("side", "")
+	assert.Equal(t, int64(pushes), lag, "every push made between steps was applied")
+}
+
 // The group list and the overview read the sums the engine keeps instead of walking partitions:
 // in the shortest steps, the group list pauses at most once for the queue and once per summary
 // it reads, and the overview not at all, however many partitions the queue has.
@@ -140,6 +196,10 @@ func TestReadsInStepsBesideAWriter(t *testing.T) {
 		require.LessOrEqual(t, len(f.e.Lagging(LaggingQuery{Page: Page{Limit: 5}})), 5)
 		f.e.ConsumerGroups("", Page{Limit: 2})
 		f.e.Overview()
+		f.e.ConsumerGroups015() // the 0.15 reads walk the same state in the same steps
+		_, err = f.e.ConsumerGroup015("g2")
+		require.NoError(t, err)
+		f.e.Lagging015(0)
 	}
 	close(stop)
 	require.NoError(t, testutil.Recv(t, wrote, "the writer's end"))
