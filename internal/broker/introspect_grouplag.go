@@ -15,11 +15,13 @@ import (
 // every lease it holds were live, like the partitions' tallies: for a group that does not
 // conflate the lag and the oldest owed message do not depend on whether its lease is live, and
 // a read corrects the rest (leases whose expiry has passed, for conflating groups their lag too)
-// from the few partitions such leases hold. Every change that can move a part recomputes it
-// and moves the group's sums by the difference: a push to its partition, a cursor's move, a
-// lease taken or ended, a first delivery, a first consumption, and groupChanged, which works
-// every part of the group out again. The parts that owe a message are kept in a heap, the
-// oldest owed message first, so the largest time lag is its root's: O(log partitions) a change.
+// from the few partitions such leases hold. Every change that can move a part marks it as due:
+// a push to its partition, a cursor's move, a lease taken or ended, a first delivery, a first
+// consumption. A read of the group's summary first works the due parts out again, in steps,
+// moving the group's sums by the difference, so that the consuming path pays O(1) a change and
+// a part changed many times between two reads is worked out once; groupChanged works every part
+// of the group out at once. The parts that owe a message are kept in a heap, the oldest owed
+// message first, so the largest time lag is its root's: O(log partitions) a part worked out.
 
 // groupLag is one attached group's sums over one queue's partitions.
 type groupLag struct {
@@ -32,6 +34,7 @@ type groupLag struct {
 	consumed int64      // cursors that consumed (a lastConsumedAt)
 	owed     owedHeap   // the parts owing a message, the oldest owed message first
 	shadows  map[*partition]*pairLag
+	due      []*pairLag // parts changed since they were last worked out
 }
 
 // pairLag is one (group, partition)'s part of its groupLag.
@@ -39,6 +42,7 @@ type pairLag struct {
 	p      *partition
 	gc     *cursorState // nil for a shadow
 	in     bool         // counted in the sums
+	due    bool         // in its groupLag's due list
 	lag    int64
 	oldest int64 // createdAt of the oldest owed message, Unix nanoseconds, while lag > 0
 	idx    int   // position in owed, -1 when not there
@@ -88,8 +92,42 @@ func (gl *groupLag) count(pl *pairLag, sign int64) {
 	}
 }
 
+// mark notes that pl changed since it was last worked out.
+func (gl *groupLag) mark(pl *pairLag) {
+	if !pl.due {
+		pl.due = true
+		gl.due = append(gl.due, pl)
+	}
+}
+
+// workDue works out the parts of the group on q marked since the last time, in steps; false
+// when the group or the queue went in the meantime. On true, the sums are the group's as it is
+// in the stepper's current step.
+func workDue(s *stepper, q *queue, group string) (*groupLag, bool) {
+	for {
+		gl := q.groupLags[group]
+		if gl == nil {
+			return nil, false
+		}
+		if len(gl.due) == 0 {
+			return gl, true
+		}
+		last := len(gl.due) - 1
+		pl := gl.due[last]
+		gl.due[last] = nil
+		gl.due = gl.due[:last]
+		if pl.due { // not dropped since it was marked
+			gl.update(pl)
+		}
+		if s.did(1) && !stillAttached(s.e, q, group) {
+			return nil, false
+		}
+	}
+}
+
 // update works pl out again and moves the sums by the difference.
 func (gl *groupLag) update(pl *pairLag) {
+	pl.due = false
 	v := viewAt(pl.p, pl.gc, gl.group, gl.meta, time.Time{}, false)
 	owedBefore := pl.in && pl.lag > 0
 	if pl.in {
@@ -118,6 +156,7 @@ func (gl *groupLag) update(pl *pairLag) {
 
 // drop takes pl out of the sums.
 func (gl *groupLag) drop(pl *pairLag) {
+	pl.due = false
 	if !pl.in {
 		return
 	}
@@ -128,10 +167,11 @@ func (gl *groupLag) drop(pl *pairLag) {
 	pl.in = false
 }
 
-// relag follows a change of gc, or of its partition's log, into its group's sums.
+// relag marks gc's part of its group's sums as due after a change of gc or of its partition's
+// log.
 func (gc *cursorState) relag() {
 	if gl := gc.ix.lags; gl != nil {
-		gl.update(&gc.lag)
+		gl.mark(&gc.lag)
 	}
 }
 
@@ -147,14 +187,14 @@ func (p *partition) relagShadows() {
 	}
 }
 
-// shadow works out the part of p where the group has no cursor, making it if need be.
+// shadow marks the part of p where the group has no cursor as due, making it if need be.
 func (gl *groupLag) shadow(p *partition) {
 	pl := gl.shadows[p]
 	if pl == nil {
 		pl = &pairLag{p: p, idx: -1}
 		gl.shadows[p] = pl
 	}
-	gl.update(pl)
+	gl.mark(pl)
 }
 
 // unshadow takes the part of p where the group had no cursor out, as a cursor takes its place.

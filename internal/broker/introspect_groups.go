@@ -25,7 +25,8 @@ func (pg Page) of(n int) (start, end int) {
 
 // ConsumerGroups answers one summary per (attached group, queue), by group then queue name, the
 // page asked for. A queue other than "" keeps that queue's entries. It names the pairs first,
-// then reads the page's from the sums each group keeps: O(queues + groups).
+// then reads the page's from the sums each group keeps: O(queues + groups), and the parts
+// changed since the last read, in steps.
 func (e *Engine) ConsumerGroups(queueName string, pg Page) []GroupSummary {
 	s := e.steps()
 	defer s.done()
@@ -55,7 +56,9 @@ func (e *Engine) ConsumerGroups(queueName string, pg Page) []GroupSummary {
 		if !stillAttached(e, pr.q, pr.group) { // gone between two steps
 			continue
 		}
-		out = append(out, groupSummary(s, pr.q, pr.group))
+		if sum, ok := groupSummary(s, pr.q, pr.group); ok {
+			out = append(out, sum)
+		}
 		s.did(1)
 	}
 	return out
@@ -80,16 +83,21 @@ func (e *Engine) queuesFor(name string) []*queue {
 	return slices.Clone(e.order)
 }
 
-// groupSummary is the group's summary on q, read from its kept sums at the step's now: O(the
-// leases whose expiry has passed unnoticed).
-func groupSummary(s *stepper, q *queue, group string) GroupSummary {
+// groupSummary is the group's summary on q, read from its kept sums at the step's now once the
+// parts changed since the last read are worked out: O(those parts, in steps, and the leases
+// whose expiry has passed unnoticed). False when the group or the queue went in the meantime.
+func groupSummary(s *stepper, q *queue, group string) (GroupSummary, bool) {
+	gl, ok := workDue(s, q, group)
+	if !ok {
+		return GroupSummary{}, false
+	}
 	var stale []*cursorState
 	for _, gc := range s.stale {
 		if gc.p.q == q && gc.group == group {
 			stale = append(stale, gc)
 		}
 	}
-	sum, active := groupSums(q.groupLags[group], stale, s.now)
+	sum, active := groupSums(gl, stale, s.now)
 	sum.Name, sum.Queue = group, q.name
 	m := q.groups[group]
 	sum.Conflation = m != nil && m.conflation
@@ -104,7 +112,7 @@ func groupSummary(s *stepper, q *queue, group string) GroupSummary {
 		}
 		sum.Subscription = &sub
 	}
-	return sum
+	return sum, true
 }
 
 // groupState is a group summary's state: Lagging past the lagging time lag, else Stable when

@@ -3,8 +3,11 @@ package broker
 import "time"
 
 // The overview's lags (the min, max, average and median of every partition's slowest view's
-// offsetLag and time lag) are read from trees kept as the partitions' tallies change, so that
-// the overview costs O(queues) under the lock, not O(partitions).
+// offsetLag and time lag) are read from trees of the partitions, so that the overview costs
+// O(queues) under the lock, not O(partitions). A recount only marks its partition as due; the
+// overview places the partitions marked since the last one in the trees, in steps, before it
+// reads them: the consuming path pays O(1) a change, and a partition changed many times
+// between two overviews is placed once.
 //
 // A partition's time lag is the whole seconds from the createdAt c of its oldest owed message
 // to now (0 when it owes nothing), so the partitions in order of c, newest first, are in order
@@ -20,11 +23,38 @@ type overviewLags struct {
 	lags   rankTree // every partition, by its slowest view's offsetLag (the value summed too)
 	oldest rankTree // the partitions owing a message, by its createdAt (Unix ns); b summed
 	frac   rankTree // the same, by its createdAt's fraction of a second t
+
+	due []*partition // recounted since they were last placed
 }
 
 // partitionLags are one partition's nodes in the overview's trees.
 type partitionLags struct {
 	lag, oldest, frac rankNode
+	due               bool // in overviewLags.due
+}
+
+// mark notes that p's slowest view changed since p was last placed in the trees.
+func (k *overviewLags) mark(p *partition) {
+	if !p.lagNodes.due {
+		p.lagNodes.due = true
+		k.due = append(k.due, p)
+	}
+}
+
+// placeDue places the partitions marked since the last time, in steps; on return the trees
+// hold every partition as it is in the stepper's current step.
+func (k *overviewLags) placeDue(s *stepper) {
+	for len(k.due) > 0 {
+		last := len(k.due) - 1
+		p := k.due[last]
+		k.due[last] = nil
+		k.due = k.due[:last]
+		p.lagNodes.due = false
+		if p.q.overview == k { // not in a queue deleted since
+			k.place(p, &p.held)
+		}
+		s.did(1)
+	}
 }
 
 const nanosPerSecond = int64(time.Second)

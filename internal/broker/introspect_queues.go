@@ -163,11 +163,13 @@ func (e *Engine) Overview() Overview {
 }
 
 // overviewStats are the lags' statistics at the step's now and the partitions they cover, read
-// from the kept trees with the partitions whose leases' expiry has passed put in at their exact
-// views for the time of the read. Should the wall clock have gone back past many messages, it
-// walks the partitions instead, in steps.
+// from the kept trees (once the partitions changed since the last overview are placed) with the
+// partitions whose leases' expiry has passed put in at their exact views for the time of the
+// read. Should the wall clock have gone back past many messages, it walks the partitions
+// instead, in steps.
 func (e *Engine) overviewStats(s *stepper) (offset, timeLag LagStats, partitions int64) {
 	k := &e.overviewLags
+	k.placeDue(s)
 	for p := range s.due {
 		if p.q.overview == k {
 			w := p.slowest(s.now, true)

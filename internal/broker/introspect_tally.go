@@ -121,7 +121,7 @@ func (p *partition) recount() {
 	p.q.sum.add(t)
 	p.held, p.tally = w, t
 	if k := p.q.overview; k != nil {
-		k.place(p, &p.held)
+		k.mark(p)
 	}
 }
 
