@@ -122,29 +122,13 @@ func groupSummary015(s *stepper, q *queue, group string) (GroupSummary, bool) {
 func (e *Engine) ConsumerGroup015(group string) (GroupDetail, error) {
 	s := e.steps()
 	defer s.done()
-	type attached struct {
-		q     *queue
-		parts []*partition
-	}
-	var queues []attached
-	for _, q := range e.order {
-		if isAttached(q, group) {
-			queues = append(queues, attached{q: q, parts: q.parts})
-		}
-	}
-	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
-		for i := range queues {
-			queues[i].parts = slices.Clone(queues[i].parts)
-			sortByName(queues[i].parts)
-		}
-	})
 	out := GroupDetail{}
-	for _, a := range queues {
+	for _, a := range attachedOf(s, e.order, group) {
 		q := a.q
 		if !stillAttached(e, q, group) { // gone since
 			continue
 		}
-		var list []GroupPartition
+		list := a.list
 		for _, p := range a.parts {
 			m, gc := q.groups[group], p.groups[group]
 			if row015(p, gc, m) {

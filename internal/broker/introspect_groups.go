@@ -102,17 +102,24 @@ func groupSummary(s *stepper, q *queue, group string) (GroupSummary, bool) {
 	m := q.groups[group]
 	sum.Conflation = m != nil && m.conflation
 	sum.State = groupState(sum.MaxTimeLag, active)
-	if m != nil && group != QueueMode {
-		sub := Subscription{Mode: "all", CreatedAt: m.decidedAt}
-		switch m.start {
-		case startNew:
-			sub.Mode, sub.Timestamp = "new", m.decidedAt
-		case startFrom:
-			sub.Mode, sub.Timestamp = "timestamp", m.from
-		}
-		sum.Subscription = &sub
-	}
+	sum.Subscription = subscriptionOf(group, m)
 	return sum, true
+}
+
+// subscriptionOf is a group summary's subscription: its stored start m, nil for none or for
+// queue mode.
+func subscriptionOf(group string, m *groupMeta) *Subscription {
+	if m == nil || group == QueueMode {
+		return nil
+	}
+	sub := Subscription{Mode: "all", CreatedAt: m.decidedAt}
+	switch m.start {
+	case startNew:
+		sub.Mode, sub.Timestamp = "new", m.decidedAt
+	case startFrom:
+		sub.Mode, sub.Timestamp = "timestamp", m.from
+	}
+	return &sub
 }
 
 // groupState is a group summary's state: Lagging past the lagging time lag, else Stable when
@@ -135,26 +142,8 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 	}
 	s := e.steps()
 	defer s.done()
-	type attached struct {
-		q     *queue
-		parts []*partition
-		list  []GroupPartition
-	}
-	var queues []attached
-	for _, q := range e.queuesFor(queueName) {
-		if isAttached(q, group) {
-			queues = append(queues, attached{q: q, parts: q.parts})
-		}
-	}
-	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
-		for i := range queues {
-			queues[i].parts = slices.Clone(queues[i].parts)
-			sortByName(queues[i].parts)
-			queues[i].list = make([]GroupPartition, 0, len(queues[i].parts))
-		}
-	})
 	out := GroupDetail{}
-	for _, a := range queues {
+	for _, a := range attachedOf(s, e.queuesFor(queueName), group) {
 		q := a.q
 		if !stillAttached(e, q, group) { // gone since
 			continue
@@ -175,6 +164,33 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 		return nil, ErrGroupNotFound
 	}
 	return out, nil
+}
+
+// attachedTo is one queue a group is attached to, its partitions by name, and room for the
+// group's detail there.
+type attachedTo struct {
+	q     *queue
+	parts []*partition
+	list  []GroupPartition
+}
+
+// attachedOf is the queues among queues the group is attached to, each with its partitions
+// copied and sorted by name outside the lock.
+func attachedOf(s *stepper, queues []*queue, group string) []attachedTo {
+	var out []attachedTo
+	for _, q := range queues {
+		if isAttached(q, group) {
+			out = append(out, attachedTo{q: q, parts: q.parts})
+		}
+	}
+	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
+		for i := range out {
+			out[i].parts = slices.Clone(out[i].parts)
+			sortByName(out[i].parts)
+			out[i].list = make([]GroupPartition, 0, len(out[i].parts))
+		}
+	})
+	return out
 }
 
 // stillAttached reports, after a step, whether the queue and the group on it are still there;

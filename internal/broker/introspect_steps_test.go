@@ -16,15 +16,23 @@ import (
 // wideQueue fills queue "wide" with parts partitions of three messages each, read by three
 // groups to different depths, and pops a lease on one partition.
 func wideQueue(t *testing.T, parts int) *fixture {
-	f := newFixture(t)
+	return fillWide(t, parts, func(f *fixture) {
+		for g, at := range map[string]time.Duration{"g1": 0, "g2": 10 * time.Second, "g3": -time.Hour} {
+			_, err := f.e.Seek(g, "wide", false, epoch.Add(at))
+			require.NoError(t, err)
+		}
+	})
+}
+
+// fillWide fills queue "wide" with parts partitions of three messages each, has read place the
+// groups, then has queue mode hold two messages of one partition in a lease that expires.
+func fillWide(t *testing.T, parts int, read func(*fixture), opts ...Option) *fixture {
+	f := newFixture(t, opts...)
 	for i := range parts {
 		f.push("wide", fmt.Sprintf("p%02d", i), "a", "b", "c")
 	}
 	f.clock.Advance(10 * time.Second)
-	for g, at := range map[string]time.Duration{"g1": 0, "g2": 10 * time.Second, "g3": -time.Hour} {
-		_, err := f.e.Seek(g, "wide", false, epoch.Add(at))
-		require.NoError(t, err)
-	}
+	read(f)
 	f.pop(PopRequest{Queue: "wide", Partition: "p00", Batch: 2})
 	f.clock.Advance(time.Hour)
 	return f
@@ -74,20 +82,14 @@ func TestReadsThatWalkLetWritersInBetweenSteps(t *testing.T) {
 // each; g1 and g3 hold them in leases that expire, g2 has read them all, and queue mode holds
 // two messages of one partition.
 func wideQueue015(t *testing.T, parts int) *fixture {
-	f := newFixture(t, WithMode(Mode015))
-	for i := range parts {
-		f.push("wide", fmt.Sprintf("p%02d", i), "a", "b", "c")
-	}
-	f.clock.Advance(10 * time.Second)
-	for _, g := range []string{"g1", "g2", "g3"} {
-		for range parts { // one partition a pop, the others being leased
-			res := f.pop(PopRequest{Queue: "wide", Group: g, Batch: 3, AutoAck: g == "g2", SubscriptionMode: "all"})
-			require.NotEmpty(t, res.Messages, "%s's pop", g)
+	return fillWide(t, parts, func(f *fixture) {
+		for _, g := range []string{"g1", "g2", "g3"} {
+			for range parts { // one partition a pop, the others being leased
+				res := f.pop(PopRequest{Queue: "wide", Group: g, Batch: 3, AutoAck: g == "g2", SubscriptionMode: "all"})
+				require.NotEmpty(t, res.Messages, "%s's pop", g)
+			}
 		}
-	}
-	f.pop(PopRequest{Queue: "wide", Partition: "p00", Batch: 2})
-	f.clock.Advance(time.Hour)
-	return f
+	}, WithMode(Mode015))
 }
 
 // A 0.15 broker's group list, group detail and lagging list walk their rows in steps too: a

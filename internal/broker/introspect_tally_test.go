@@ -92,16 +92,7 @@ func summaryByScan(q *queue, group string, now time.Time) GroupSummary {
 	m := q.groups[group]
 	sum.Conflation = m != nil && m.conflation
 	sum.State = groupState(sum.MaxTimeLag, active)
-	if m != nil && group != QueueMode {
-		sub := Subscription{Mode: "all", CreatedAt: m.decidedAt}
-		switch m.start {
-		case startNew:
-			sub.Mode, sub.Timestamp = "new", m.decidedAt
-		case startFrom:
-			sub.Mode, sub.Timestamp = "timestamp", m.from
-		}
-		sum.Subscription = &sub
-	}
+	sum.Subscription = subscriptionOf(group, m)
 	return sum
 }
 
