@@ -169,7 +169,7 @@ func (p *Producer) Send(ctx context.Context, queue string, item PushItem) error 
 	now := time.Now()
 	scratch := getBuffer()
 	scratch.Grow(512)
-	enc, idAt, err := appendPushItem(scratch.AvailableBuffer(), "item", -1, queue, "", &item, now)
+	enc, idAt, err := appendPushItem(scratch.AvailableBuffer(), "item", -1, queue, "", &item)
 	if err != nil {
 		putBuffer(scratch)
 		return err

@@ -3,7 +3,6 @@ package queen
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/queenmq/queen-go/internal/route"
 	"github.com/queenmq/queen-go/internal/wire"
@@ -33,9 +32,8 @@ func (b QueueBuilder) Push(ctx context.Context, items ...PushItem) ([]PushResult
 	}
 	body := getPushBody()
 	defer putPushBody(body)
-	now := time.Now()
 	for i := range items {
-		if err := body.add("items", i, b.queue, b.partition, &items[i], now); err != nil {
+		if err := body.add("items", i, b.queue, b.partition, &items[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -2,19 +2,18 @@ package queen
 
 import (
 	"bytes"
-	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/uuid"
 
 	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/wire"
@@ -56,12 +55,12 @@ func putPushBody(p *pushBody) {
 }
 
 // add checks and appends item index of the call.
-func (p *pushBody) add(name string, index int, queue, partition string, it *PushItem, now time.Time) error {
+func (p *pushBody) add(name string, index int, queue, partition string, it *PushItem) error {
 	if len(p.ends) > 0 {
 		p.buf = append(p.buf, ',')
 	}
 	start := len(p.buf)
-	out, idAt, err := appendPushItem(p.buf, name, index, queue, partition, it, now)
+	out, idAt, err := appendPushItem(p.buf, name, index, queue, partition, it)
 	if err != nil {
 		return err
 	}
@@ -123,9 +122,9 @@ func requestLen(n, limit int, size func(i int) int) int {
 // appendPushItem checks item and appends its JSON object to dst: for queue, in the item's own
 // Partition, else in partition ("": the broker's Default). The caller has checked queue and
 // partition. Field names in errors are name[index].field, or name.field when index < 0. An item
-// without a TransactionID gets a UUIDv7 made from now and random bits: idAt is where it starts
+// without a TransactionID gets a new UUIDv7: idAt is where it starts
 // in the appended bytes, -1 when the item has its own.
-func appendPushItem(dst []byte, name string, index int, queue, partition string, it *PushItem, now time.Time) (out []byte, idAt int, err error) {
+func appendPushItem(dst []byte, name string, index int, queue, partition string, it *PushItem) (out []byte, idAt int, err error) {
 	if err := checkPushItem(name, index, it); err != nil {
 		return dst, -1, err
 	}
@@ -149,7 +148,7 @@ func appendPushItem(dst []byte, name string, index int, queue, partition string,
 	if it.TransactionID == "" {
 		dst = append(dst, '"')
 		idAt = len(dst) - start
-		dst = appendNewID(dst, now)
+		dst = appendNewID(dst)
 		dst = append(dst, '"')
 	} else {
 		dst, _ = jsontext.AppendQuote(dst, it.TransactionID)
@@ -244,27 +243,20 @@ func (e *jsonEncoder) put() {
 // idLen is the length of a UUID in canonical form.
 const idLen = 36
 
-// appendNewID appends a UUIDv7 in canonical form: the Unix time in milliseconds, its
-// sub-millisecond fraction in 12 bits, and 62 random bits, so ids made in one process sort
-// nearly by time and never collide in practice.
-func appendNewID(dst []byte, now time.Time) []byte {
-	var u [16]byte
-	fraction := uint64(now.Nanosecond()%1e6) * 4096 / 1e6
-	binary.BigEndian.PutUint64(u[0:], uint64(now.UnixMilli())<<16|0x7000|fraction)
-	binary.BigEndian.PutUint64(u[8:], rand.Uint64()>>2|1<<63) // variant 10
-	for i, b := range u {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			dst = append(dst, '-')
-		}
-		dst = append(dst, hexDigits[b>>4], hexDigits[b&0xf])
+// appendNewID appends a new UUIDv7 in canonical form, so ids made in one process sort by
+// time; the hex is written straight into dst, with no string made per id.
+func appendNewID(dst []byte) []byte {
+	id := uuid.Must(uuid.NewV7())
+	dst = hex.AppendEncode(dst, id[0:4])
+	for _, group := range [][2]int{{4, 6}, {6, 8}, {8, 10}, {10, 16}} {
+		dst = append(dst, '-')
+		dst = hex.AppendEncode(dst, id[group[0]:group[1]])
 	}
 	return dst
 }
 
-const hexDigits = "0123456789abcdef"
-
-// newID is a UUIDv7 in canonical form.
-func newID() string { return string(appendNewID(nil, time.Now())) }
+// newID is a new UUIDv7 in canonical form.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
 
 // readPushResults reads the answer to a push of n items and appends one result per item to
 // dst, matched by position, as a 0.15 broker may renumber the index it sends. idOf(i) is the

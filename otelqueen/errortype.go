@@ -20,6 +20,7 @@ var sentinelNames = []struct {
 }{
 	{queen.ErrOutcomeUnknown, "outcome_unknown"},
 	{queen.ErrLeaseLost, outcomeLeaseLost},
+	{queen.ErrHandlerTimeout, "handler_timeout"},
 	{queen.ErrLeaseExpired, "lease_expired"},
 	{queen.ErrAlreadySettled, "already_settled"},
 	{queen.ErrTransactionFailed, "transaction_failed"},

@@ -70,7 +70,7 @@ func Middleware(opts ...Option) queen.Middleware {
 		outcome := outcomeOf(ctx, err)
 		ended := []attribute.KeyValue{outcomeKey.String(outcome)}
 		if outcome != string(queen.StatusCompleted) {
-			ended = append(ended, errorType(outcome, err))
+			ended = append(ended, errorType(ctx, outcome, err))
 		}
 		span.SetAttributes(ended...)
 		switch outcome {
@@ -131,20 +131,28 @@ func outcomeOf(ctx context.Context, err error) string {
 		return outcomeLeaseLost
 	case errors.As(err, &p):
 		return outcomePanic
-	case err != nil && ctx.Err() != nil && queen.OutcomeOf(err) != queen.StatusDLQ:
-		return string(queen.StatusRetry) // a stop is not the message's fault
+	case err != nil && ctx.Err() != nil && !timedOut(ctx) && queen.OutcomeOf(err) != queen.StatusDLQ:
+		return string(queen.StatusRetry) // a stop is not the message's fault; a timeout is
 	}
 	return string(queen.OutcomeOf(err))
 }
 
+// timedOut says whether HandlerTimeout ended the handler's ctx.
+func timedOut(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), queen.ErrHandlerTimeout)
+}
+
 // errorType is the error.type of an outcome other than completed: panic or lease_lost for
-// those outcomes, else the name of the handler's error (see errorTypeOf).
-func errorType(outcome string, err error) attribute.KeyValue {
+// those outcomes, handler_timeout for an error returned once HandlerTimeout ended ctx, else the
+// name of the handler's error (see errorTypeOf).
+func errorType(ctx context.Context, outcome string, err error) attribute.KeyValue {
 	switch {
 	case outcome == outcomePanic || outcome == outcomeLeaseLost:
 		return semconv.ErrorTypeKey.String(outcome)
 	case err == nil:
 		return semconv.ErrorTypeOther
+	case timedOut(ctx):
+		return semconv.ErrorTypeKey.String("handler_timeout")
 	}
 	return semconv.ErrorTypeKey.String(errorTypeOf(err))
 }

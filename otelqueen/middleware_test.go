@@ -135,6 +135,35 @@ type chargeError struct{}
 
 func (*chargeError) Error() string { return "card declined" }
 
+// A handler that returns an error once HandlerTimeout ended its ctx failed its message (a
+// timeout is the message's fault, unlike a stop), and error.type names the timeout.
+func TestAHandlerTimeoutIsAFailureNamedHandlerTimeout(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		r := newRig(t, m.Options())
+		_, err := r.client.Queue("slow").Push(t.Context(), queen.PushItem{Data: 1})
+		require.NoError(t, err)
+		calls := 0
+		err = r.client.Queue("slow").HandlerTimeout(time.Millisecond).RetryBackoff(0, 0).Limit(2).Each().
+			Consume(testutil.Context(t), func(ctx context.Context, _ *queen.Message) error {
+				calls++
+				if calls > 1 {
+					return nil
+				}
+				<-ctx.Done() // ended by HandlerTimeout
+				return ctx.Err()
+			})
+		require.NoError(t, err)
+
+		spans := r.processSpans()
+		require.Len(t, spans, 2)
+		a := spanAttrs(spans[0])
+		assert.Equal(t, "failed", a["messaging.queen.outcome"])
+		assert.Equal(t, "handler_timeout", a["error.type"])
+		assert.Equal(t, "completed", spanAttrs(spans[1])["messaging.queen.outcome"])
+	})
+}
+
 // A lost lease is the batch's outcome and is counted.
 func TestALostLeaseIsRecorded(t *testing.T) {
 	t.Parallel()

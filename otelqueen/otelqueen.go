@@ -40,8 +40,9 @@
 // metric keeps a handful of series, as the conventions ask; never a Go type or a message:
 //
 //   - panic and lease_lost, for those outcomes;
+//   - handler_timeout, for a handler that returned an error after HandlerTimeout ended its ctx;
 //   - the SDK's sentinel the error wraps: outcome_unknown ([queen.ErrOutcomeUnknown], whatever
-//     its resend got), lease_lost, lease_expired, already_settled, transaction_failed, closed,
+//     its resend got), lease_lost, handler_timeout, lease_expired, already_settled, transaction_failed, closed,
 //     invalid_option;
 //   - timeout (a deadline, or a network timeout) and canceled;
 //   - 4xx or 5xx, the status class of the broker's error answer ([queen.APIError]; a 0.15

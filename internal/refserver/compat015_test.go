@@ -16,7 +16,7 @@ import (
 // The 0.15 mode's answers are checked against the captures of a real 0.15 broker: same
 // status, same keys at every level, same JSON type for each value.
 
-// capture015 is one exchange of wire-0.15.md.
+// capture015 is one exchange captured from a real 0.15 broker, kept verbatim in testdata.
 type capture015 struct {
 	Title    string `json:"title"`
 	Status   int    `json:"status"`

@@ -16,7 +16,8 @@ import (
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
-// capture015 reads a body of wire-0.15-introspection.md, kept verbatim in testdata.
+// capture015 reads an introspection answer captured from a real 0.15 broker, kept verbatim in
+// testdata.
 func capture015(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "introspection015", name))
