@@ -59,81 +59,93 @@ func workerID015(gc *cursorState) string {
 }
 
 // ConsumerGroups015 answers 0.15's group list: every queue, members and lag over the cursor
-// rows, maxTimeLag the age of the newest owed message.
+// rows, maxTimeLag the age of the newest owed message. It reads the partitions in steps.
 func (e *Engine) ConsumerGroups015() []GroupSummary {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
+	s := e.steps()
+	defer s.done()
 	out := []GroupSummary{}
-	for _, q := range e.queues {
+	for _, q := range slices.Clone(e.order) {
+		if e.queues[q.name] != q { // deleted between two steps
+			continue
+		}
 		for _, g := range attachedGroups(q) {
-			if s, ok := groupSummary015(q, g, now); ok {
-				out = append(out, s)
+			if sum, ok := groupSummary015(s, q, g); ok {
+				out = append(out, sum)
 			}
 		}
 	}
-	sortGroupSummaries(out)
+	s.outside(func() { sortGroupSummaries(out) })
 	return out
 }
 
-func groupSummary015(q *queue, group string, now time.Time) (GroupSummary, bool) {
-	m := q.groups[group]
-	s := GroupSummary{Name: group, Queue: q.name}
+// groupSummary015 sums the group's rows of q in steps; false when it has none, or when the
+// group or the queue went in the meantime.
+func groupSummary015(s *stepper, q *queue, group string) (GroupSummary, bool) {
+	sum := GroupSummary{Name: group, Queue: q.name}
 	advanced := false
-	for _, p := range q.parts {
+	for i := 0; i < len(q.parts); i++ {
+		p, m := q.parts[i], q.groups[group]
 		gc := p.groups[group]
-		if !row015(p, gc, m) {
-			continue
+		if row015(p, gc, m) {
+			sum.Members++
+			lag := view015(p, group, m, s.now).lag
+			if seeded015(p, gc, m) { // the list's own join reads a seeded row from the start as decided
+				lag = p.lastOffset() - m.startCursor(p)
+			}
+			if lag > 0 {
+				sum.PartitionsWithLag++
+				sum.MaxTimeLag = max(sum.MaxTimeLag, int64(s.now.Sub(p.msgs[p.lastOffset()].createdAt)/time.Second))
+			}
+			advanced = advanced || !lastConsumed015(gc, m).IsZero()
 		}
-		s.Members++
-		lag := view015(p, group, m, now).lag
-		if seeded015(p, gc, m) { // the list's own join reads a seeded row from the start as decided
-			lag = p.lastOffset() - m.startCursor(p)
+		if s.did(1) && !stillAttached(s.e, q, group) {
+			return GroupSummary{}, false
 		}
-		if lag > 0 {
-			s.PartitionsWithLag++
-			s.MaxTimeLag = max(s.MaxTimeLag, int64(now.Sub(p.msgs[p.lastOffset()].createdAt)/time.Second))
-		}
-		advanced = advanced || !lastConsumed015(gc, m).IsZero()
 	}
-	if s.Members == 0 && m == nil {
-		return s, false
+	m := q.groups[group]
+	if sum.Members == 0 && m == nil {
+		return sum, false
 	}
-	s.State = groupState(s.MaxTimeLag, advanced)
+	sum.State = groupState(sum.MaxTimeLag, advanced)
 	if m != nil && group != QueueMode && m.start != startAll {
 		sub := Subscription{Mode: "new", Timestamp: m.decidedAt, CreatedAt: m.decidedAt}
 		if m.start == startFrom {
 			sub.Mode, sub.Timestamp = "timestamp", m.from
 		}
-		s.Subscription = &sub
+		sum.Subscription = &sub
 	}
-	return s, true
+	return sum, true
 }
 
 // ConsumerGroup015 answers 0.15's group detail: every queue, only the partitions with a cursor
-// row; ErrGroupNotFound when there is none.
+// row; ErrGroupNotFound when there is none. It reads the partitions in steps.
 func (e *Engine) ConsumerGroup015(group string) (GroupDetail, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
+	s := e.steps()
+	defer s.done()
 	out := GroupDetail{}
-	for _, q := range e.queues {
-		m := q.groups[group]
-		var list []GroupPartition
-		for _, p := range partitionsByName(q) {
-			gc := p.groups[group]
-			if !row015(p, gc, m) {
-				continue
+	for _, a := range attachedOf(s, e.order, group) {
+		q := a.q
+		if !stillAttached(e, q, group) { // gone since
+			continue
+		}
+		list := a.list
+		for _, p := range a.parts {
+			m, gc := q.groups[group], p.groups[group]
+			if row015(p, gc, m) {
+				v := view015(p, group, m, s.now)
+				gp := GroupPartition{
+					Partition: p.name, OffsetLag: v.lag, TimeLagSeconds: v.timeLag, LeaseActive: v.live != nil,
+					LastConsumedAt: lastConsumed015(gc, m), WorkerID: workerID015(gc),
+				}
+				if gc != nil {
+					gp.TotalConsumed = gc.consumption.totalConsumed
+				}
+				list = append(list, gp)
 			}
-			v := view015(p, group, m, now)
-			gp := GroupPartition{
-				Partition: p.name, OffsetLag: v.lag, TimeLagSeconds: v.timeLag, LeaseActive: v.live != nil,
-				LastConsumedAt: lastConsumed015(gc, m), WorkerID: workerID015(gc),
+			if s.did(1) && !stillAttached(e, q, group) {
+				list = nil
+				break
 			}
-			if gc != nil {
-				gp.TotalConsumed = gc.consumption.totalConsumed
-			}
-			list = append(list, gp)
 		}
 		if len(list) > 0 {
 			out[q.name] = list
@@ -146,31 +158,33 @@ func (e *Engine) ConsumerGroup015(group string) (GroupDetail, error) {
 }
 
 // Lagging015 answers 0.15's lagging list: the cursor rows owing a message whose time lag is
-// above minLagSeconds, which may be negative; no filters.
+// above minLagSeconds, which may be negative; no filters. It walks the rows in steps.
 func (e *Engine) Lagging015(minLagSeconds int64) []LaggingEntry {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	now := e.now()
+	s := e.steps()
+	defer s.done()
 	out := []LaggingEntry{}
-	for _, q := range e.queues {
+	for _, q := range slices.Clone(e.order) {
+		if e.queues[q.name] != q { // deleted between two steps
+			continue
+		}
 		for _, g := range attachedGroups(q) {
-			m := q.groups[g]
-			for _, p := range q.parts {
+			for i := 0; i < len(q.parts); i++ {
+				p, m := q.parts[i], q.groups[g]
 				gc := p.groups[g]
-				if !row015(p, gc, m) {
-					continue
+				if row015(p, gc, m) {
+					if v := view015(p, g, m, s.now); v.oldest >= 0 && v.timeLag > minLagSeconds {
+						entry := laggingEntry(p, g, v)
+						entry.LastConsumedAt, entry.WorkerID = lastConsumed015(gc, m), workerID015(gc)
+						out = append(out, entry)
+					}
 				}
-				v := view015(p, g, m, now)
-				if v.oldest < 0 || v.timeLag <= minLagSeconds {
-					continue
+				if s.did(1) && !stillAttached(e, q, g) {
+					break
 				}
-				entry := laggingEntry(p, g, v)
-				entry.LastConsumedAt, entry.WorkerID = lastConsumed015(gc, m), workerID015(gc)
-				out = append(out, entry)
 			}
 		}
 	}
-	sortLagging(out)
+	s.outside(func() { sortLagging(out) })
 	return out
 }
 
@@ -395,4 +409,5 @@ func (e *Engine) consumed015(gc *cursorState, completed bool) {
 		gc.consumption.totalConsumed++
 		e.rates.processed.add(now, 1)
 	}
+	gc.relag()
 }

@@ -65,7 +65,9 @@ func (e *Engine) DeleteQueue(queue string) error {
 	}
 	for _, p := range q.parts {
 		delete(e.partitions, p.id)
+		q.overview.forget(p)
 	}
+	q.overview = nil
 	delete(e.queues, queue)
 	if i := slices.Index(e.order, q); i >= 0 {
 		e.order = slices.Delete(e.order, i, i+1)

@@ -56,7 +56,8 @@ type Engine struct {
 	wake        map[groupKey]*wakeNote // what the step just applied may let waiting pops take
 	closed      bool
 
-	rates throughput // messages stored and finished per second, for the overview
+	rates        throughput   // messages stored and finished per second, for the overview
+	overviewLags overviewLags // every partition's lags, for the overview (introspect_lagstats.go)
 
 	parked      func() // called once a pop has started waiting; lets tests know without sleeping
 	evaluations int    // pops looked at, waiting or not; tests count them

@@ -36,6 +36,7 @@ type cursorState struct {
 	readyIdx int       // position in ix.ready, -1 when not ready
 	readyAt  time.Time // createdAt of the first available message while ready
 	slowIdx  int       // position in p.slow, -1 when not there (introspect_tally.go)
+	lag      pairLag   // its part of its group's sums (introspect_grouplag.go)
 
 	// expired is the last lease that ended by expiry while holding this partition, kept for
 	// Extend's "already expired" answer until its batch is settled, a later lease here ends, a

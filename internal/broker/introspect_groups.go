@@ -25,7 +25,8 @@ func (pg Page) of(n int) (start, end int) {
 
 // ConsumerGroups answers one summary per (attached group, queue), by group then queue name, the
 // page asked for. A queue other than "" keeps that queue's entries. It names the pairs first,
-// then sums only the page's, partition by partition in steps.
+// then reads the page's from the sums each group keeps: O(queues + groups), and the parts
+// changed since the last read, in steps.
 func (e *Engine) ConsumerGroups(queueName string, pg Page) []GroupSummary {
 	s := e.steps()
 	defer s.done()
@@ -58,6 +59,7 @@ func (e *Engine) ConsumerGroups(queueName string, pg Page) []GroupSummary {
 		if sum, ok := groupSummary(s, pr.q, pr.group); ok {
 			out = append(out, sum)
 		}
+		s.did(1)
 	}
 	return out
 }
@@ -81,40 +83,43 @@ func (e *Engine) queuesFor(name string) []*queue {
 	return slices.Clone(e.order)
 }
 
-// groupSummary sums the group's views over q's partitions, in steps; false when the group or
-// the queue went in the meantime.
+// groupSummary is the group's summary on q, read from its kept sums at the step's now once the
+// parts changed since the last read are worked out: O(those parts, in steps, and the leases
+// whose expiry has passed unnoticed). False when the group or the queue went in the meantime.
 func groupSummary(s *stepper, q *queue, group string) (GroupSummary, bool) {
-	sum := GroupSummary{Name: group, Queue: q.name}
-	active := false
-	for i := 0; i < len(q.parts); i++ {
-		v := viewOf(q.parts[i], group, q.groups[group], s.now)
-		if v.gc != nil && len(v.gc.attempts) > 0 {
-			sum.Members++
-		}
-		if v.lag > 0 {
-			sum.PartitionsWithLag++
-		}
-		sum.TotalLag += v.lag
-		sum.MaxTimeLag = max(sum.MaxTimeLag, v.timeLag)
-		active = active || v.live != nil || (v.gc != nil && !v.gc.consumption.lastConsumedAt.IsZero())
-		if s.did(1) && !stillAttached(s.e, q, group) {
-			return GroupSummary{}, false
+	gl, ok := workDue(s, q, group)
+	if !ok {
+		return GroupSummary{}, false
+	}
+	var stale []*cursorState
+	for _, gc := range s.stale {
+		if gc.p.q == q && gc.group == group {
+			stale = append(stale, gc)
 		}
 	}
+	sum, active := groupSums(gl, stale, s.now)
+	sum.Name, sum.Queue = group, q.name
 	m := q.groups[group]
 	sum.Conflation = m != nil && m.conflation
 	sum.State = groupState(sum.MaxTimeLag, active)
-	if m != nil && group != QueueMode {
-		sub := Subscription{Mode: "all", CreatedAt: m.decidedAt}
-		switch m.start {
-		case startNew:
-			sub.Mode, sub.Timestamp = "new", m.decidedAt
-		case startFrom:
-			sub.Mode, sub.Timestamp = "timestamp", m.from
-		}
-		sum.Subscription = &sub
-	}
+	sum.Subscription = subscriptionOf(group, m)
 	return sum, true
+}
+
+// subscriptionOf is a group summary's subscription: its stored start m, nil for none or for
+// queue mode.
+func subscriptionOf(group string, m *groupMeta) *Subscription {
+	if m == nil || group == QueueMode {
+		return nil
+	}
+	sub := Subscription{Mode: "all", CreatedAt: m.decidedAt}
+	switch m.start {
+	case startNew:
+		sub.Mode, sub.Timestamp = "new", m.decidedAt
+	case startFrom:
+		sub.Mode, sub.Timestamp = "timestamp", m.from
+	}
+	return &sub
 }
 
 // groupState is a group summary's state: Lagging past the lagging time lag, else Stable when
@@ -137,26 +142,8 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 	}
 	s := e.steps()
 	defer s.done()
-	type attached struct {
-		q     *queue
-		parts []*partition
-		list  []GroupPartition
-	}
-	var queues []attached
-	for _, q := range e.queuesFor(queueName) {
-		if isAttached(q, group) {
-			queues = append(queues, attached{q: q, parts: q.parts})
-		}
-	}
-	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
-		for i := range queues {
-			queues[i].parts = slices.Clone(queues[i].parts)
-			sortByName(queues[i].parts)
-			queues[i].list = make([]GroupPartition, 0, len(queues[i].parts))
-		}
-	})
 	out := GroupDetail{}
-	for _, a := range queues {
+	for _, a := range attachedOf(s, e.queuesFor(queueName), group) {
 		q := a.q
 		if !stillAttached(e, q, group) { // gone since
 			continue
@@ -177,6 +164,33 @@ func (e *Engine) ConsumerGroup(group, queueName string) (GroupDetail, error) {
 		return nil, ErrGroupNotFound
 	}
 	return out, nil
+}
+
+// attachedTo is one queue a group is attached to, its partitions by name, and room for the
+// group's detail there.
+type attachedTo struct {
+	q     *queue
+	parts []*partition
+	list  []GroupPartition
+}
+
+// attachedOf is the queues among queues the group is attached to, each with its partitions
+// copied and sorted by name outside the lock.
+func attachedOf(s *stepper, queues []*queue, group string) []attachedTo {
+	var out []attachedTo
+	for _, q := range queues {
+		if isAttached(q, group) {
+			out = append(out, attachedTo{q: q, parts: q.parts})
+		}
+	}
+	s.outside(func() { // a queue's partitions are only ever appended: the copy can wait
+		for i := range out {
+			out[i].parts = slices.Clone(out[i].parts)
+			sortByName(out[i].parts)
+			out[i].list = make([]GroupPartition, 0, len(out[i].parts))
+		}
+	})
+	return out
 }
 
 // stillAttached reports, after a step, whether the queue and the group on it are still there;

@@ -94,13 +94,7 @@ func (e *Engine) QueueDetail(name string) (QueueDetail, error) {
 	return d, nil
 }
 
-// partitionsByName is q's partitions in byte order of their names.
-func partitionsByName(q *queue) []*partition {
-	parts := slices.Clone(q.parts)
-	sortByName(parts)
-	return parts
-}
-
+// sortByName orders partitions by the bytes of their names.
 func sortByName(parts []*partition) {
 	slices.SortFunc(parts, func(a, b *partition) int { return cmp.Compare(a.name, b.name) })
 }
@@ -141,26 +135,15 @@ func (q *queue) storedOptions() map[string][]byte {
 	return out
 }
 
-// Overview answers the broker-wide overview. The counts are the ones each queue keeps; the lags
-// are read partition by partition, in steps.
+// Overview answers the broker-wide overview: the counts each queue keeps and the lags the
+// engine keeps, O(queues) under the lock.
 func (e *Engine) Overview() Overview {
 	s := e.steps()
 	defer s.done()
-	queues, n := slices.Clone(e.order), len(e.partitions)
-	var lags, timeLags []int64
-	s.outside(func() { // allocated outside the lock: no garbage collection work under it
-		lags, timeLags = make([]int64, 0, n+n/8+64), make([]int64, 0, n+n/8+64)
-	})
-	for _, q := range queues {
-		for i := 0; i < len(q.parts) && e.queues[q.name] == q; i++ {
-			w, _ := countsAt(q.parts[i], s.now, s.due)
-			lags = append(lags, w.lag)
-			timeLags = append(timeLags, w.timeLag)
-			s.did(1)
-		}
-	}
-	now := s.now
-	o := Overview{Queues: int64(len(e.queues)), Partitions: int64(len(lags)), Timestamp: now}
+	var o Overview
+	o.OffsetLag, o.TimeLag, o.Partitions = e.overviewStats(s)
+	now := s.now // where a walk took steps, its last one's
+	o.Queues, o.Timestamp = int64(len(e.queues)), now
 	namespaces, tasks := map[string]struct{}{}, map[string]struct{}{}
 	var sum tally
 	for _, q := range e.order {
@@ -176,8 +159,53 @@ func (e *Engine) Overview() Overview {
 	o.Messages = sum.counts()
 	o.IngestedPerSecond = perSecond(e.rates.ingested.sum(now))
 	o.ProcessedPerSecond = perSecond(e.rates.processed.sum(now))
-	s.outside(func() { o.OffsetLag, o.TimeLag = lagStats(lags), lagStats(timeLags) })
 	return o
+}
+
+// overviewStats are the lags' statistics at the step's now and the partitions they cover, read
+// from the kept trees (once the partitions changed since the last overview are placed) with the
+// partitions whose leases' expiry has passed put in at their exact views for the time of the
+// read. Should the wall clock have gone back past many messages, it walks the partitions
+// instead, in steps.
+func (e *Engine) overviewStats(s *stepper) (offset, timeLag LagStats, partitions int64) {
+	k := &e.overviewLags
+	k.placeDue(s)
+	for p := range s.due {
+		if p.q.overview == k {
+			w := p.slowest(s.now, true)
+			k.place(p, &w)
+		}
+	}
+	offset, timeLag, ok := k.stats(s.now)
+	partitions = int64(k.lags.len())
+	for p := range s.due {
+		if p.q.overview == k {
+			k.place(p, &p.held)
+		}
+	}
+	if ok {
+		return offset, timeLag, partitions
+	}
+	return e.walkLags(s)
+}
+
+// walkLags reads every partition's slowest view in steps and works out the lags' statistics.
+func (e *Engine) walkLags(s *stepper) (offset, timeLag LagStats, partitions int64) {
+	queues, n := slices.Clone(e.order), len(e.partitions)
+	var lags, timeLags []int64
+	s.outside(func() { // allocated outside the lock: no garbage collection work under it
+		lags, timeLags = make([]int64, 0, n+n/8+64), make([]int64, 0, n+n/8+64)
+	})
+	for _, q := range queues {
+		for i := 0; i < len(q.parts) && e.queues[q.name] == q; i++ {
+			w, _ := countsAt(q.parts[i], s.now, s.due)
+			lags = append(lags, w.lag)
+			timeLags = append(timeLags, w.timeLag)
+			s.did(1)
+		}
+	}
+	s.outside(func() { offset, timeLag = lagStats(lags), lagStats(timeLags) })
+	return offset, timeLag, int64(len(lags))
 }
 
 // lagStats: min, max, the average rounded down and the lower median; all 0 for none.

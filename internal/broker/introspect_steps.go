@@ -41,7 +41,8 @@ type stepper struct {
 	since time.Time           // when the step began, on the wall clock
 	work  int                 // units done since the last look at the time
 	now   time.Time           // the engine's time in this step
-	due   map[*partition]bool // dueParts(now)
+	stale []*cursorState      // held by leases whose expiry has passed at now (dueHolds)
+	due   map[*partition]bool // their partitions
 }
 
 // steps locks the engine for a read that walks in steps; done unlocks it.
@@ -55,7 +56,7 @@ func (e *Engine) steps() *stepper {
 func (s *stepper) begin() {
 	s.since, s.work = time.Now(), 0
 	s.now = s.e.now()
-	s.due = s.e.dueParts(s.now)
+	s.stale, s.due = s.e.dueHolds(s.now)
 }
 
 // did counts units of work done; once the step has held the lock for readStep, it lets the

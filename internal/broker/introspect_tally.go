@@ -15,7 +15,7 @@ import (
 // seek, conflation), a lease taken or ended (expiry included), a retry spent, a dead letter
 // filed or dropped, a cursor placed or dropped. A change of which groups are attached to a queue
 // recounts all its partitions. A lease whose expiry has passed counts as expired before its timer
-// has ended it, so a read corrects the few partitions such leases hold (dueParts) with their
+// has ended it, so a read corrects the few partitions such leases hold (dueHolds) with their
 // exact counts.
 //
 // A recount costs O(log groups) plus the queue's special groups. For a group that does not
@@ -120,6 +120,9 @@ func (p *partition) recount() {
 	p.q.sum.sub(p.tally)
 	p.q.sum.add(t)
 	p.held, p.tally = w, t
+	if k := p.q.overview; k != nil {
+		k.mark(p)
+	}
 }
 
 // slowest is p's slowest view: exact at now, or, when not exact, as if every held lease were
@@ -171,6 +174,7 @@ func (e *Engine) groupChanged(q *queue, group string) {
 	for _, p := range q.parts {
 		p.recount()
 	}
+	e.keepGroupLag(q, group)
 }
 
 // listSpecial lists the groups attached to q that its partitions' heaps may not cover: those
@@ -185,15 +189,15 @@ func (q *queue) listSpecial() {
 	}
 }
 
-// dueParts are the partitions held by leases whose expiry has passed at now but that no timer
-// or pop has ended yet, whose tallies are therefore not their counts at now; nil when there is
-// none, the usual case. O(such leases and their partitions).
-func (e *Engine) dueParts(now time.Time) map[*partition]bool {
+// dueHolds are the cursors held by leases whose expiry has passed at now but that no timer or
+// pop has ended yet, and due their partitions, whose tallies are therefore not their counts at
+// now; nil when there is none, the usual case. O(such leases and their partitions).
+func (e *Engine) dueHolds(now time.Time) (holds []*cursorState, due map[*partition]bool) {
 	h := e.expiries
 	if len(h) == 0 || now.Before(h[0].expires) {
-		return nil
+		return nil, nil
 	}
-	due := map[*partition]bool{}
+	due = map[*partition]bool{}
 	var walk func(i int)
 	walk = func(i int) {
 		if i >= len(h) || now.Before(h[i].expires) {
@@ -201,6 +205,7 @@ func (e *Engine) dueParts(now time.Time) map[*partition]bool {
 		}
 		for _, gc := range h[i].holds {
 			if gc.lease == h[i] {
+				holds = append(holds, gc)
 				due[gc.p] = true
 			}
 		}
@@ -208,10 +213,10 @@ func (e *Engine) dueParts(now time.Time) map[*partition]bool {
 		walk(2*i + 2)
 	}
 	walk(0)
-	return due
+	return holds, due
 }
 
-// countsAt is p's slowest view and counts at now; due is dueParts(now).
+// countsAt is p's slowest view and counts at now; due is from dueHolds(now).
 func countsAt(p *partition, now time.Time, due map[*partition]bool) (groupView, tally) {
 	if due[p] {
 		w := p.slowest(now, true)

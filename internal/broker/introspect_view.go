@@ -35,6 +35,7 @@ func (e *Engine) consumed(gc *cursorState, before, less int64) {
 	gc.consumption.lastConsumedAt = now
 	gc.consumption.totalConsumed += n
 	e.rates.processed.add(now, n)
+	gc.relag()
 }
 
 // noteDeadLetter and forgetDeadLetter keep the partition's dead-letter index.
@@ -234,5 +235,6 @@ func slowerTie(a, b string) bool {
 func (e *Engine) skipped(gc *cursorState, before int64) {
 	if gc.cursor > before {
 		gc.consumption.lastConsumedAt = e.now()
+		gc.relag()
 	}
 }

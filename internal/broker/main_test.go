@@ -21,10 +21,10 @@ type fixture struct {
 	clock *ManualClock
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T, opts ...Option) *fixture {
 	t.Helper()
 	clock := NewManualClock(epoch)
-	e := New(clock)
+	e := New(clock, opts...)
 	t.Cleanup(e.Close)
 	return &fixture{t: t, e: e, clock: clock}
 }

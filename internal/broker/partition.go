@@ -26,9 +26,10 @@ type partition struct {
 	dead     deadIndex      // its dead letters (deadletter_index.go)
 	stats    partitionStats // introspection's counters
 
-	slow  slowHeap  // the cursors of groups that do not conflate, furthest back first
-	held  groupView // its slowest view, as if every lease it holds were live (introspect_tally.go)
-	tally tally     // the counts read from held
+	slow     slowHeap      // the cursors of groups that do not conflate, furthest back first
+	held     groupView     // its slowest view, as if every lease it holds were live (introspect_tally.go)
+	tally    tally         // the counts read from held
+	lagNodes partitionLags // held's lags in the overview's trees (introspect_lagstats.go)
 }
 
 func (p *partition) lastOffset() int64 { return int64(len(p.msgs)) - 1 }
@@ -62,7 +63,9 @@ func (e *Engine) appendMessage(p *partition, id, txID, traceID string, data []by
 	e.rates.ingested.add(now, 1)
 	for _, gc := range p.groups {
 		e.refreshReady(gc)
+		gc.relag()
 	}
+	p.relagShadows()
 	p.recount()
 	if off == 0 {
 		e.wakeUnplaced(p)

@@ -33,8 +33,10 @@ type queue struct {
 	dead        deadIndex             // its dead letters (deadletter_index.go)
 	deadByGroup map[string]*deadIndex // by the group that filed them
 
-	sum     tally    // its partitions' tallies summed (introspect_tally.go)
-	special []string // the attached groups its partitions' heaps may not cover, in byte order
+	sum       tally                // its partitions' tallies summed (introspect_tally.go)
+	special   []string             // the attached groups its partitions' heaps may not cover, in byte order
+	groupLags map[string]*groupLag // each attached group's sums (introspect_grouplag.go)
+	overview  *overviewLags        // the engine's lag trees, which hold its partitions; nil once deleted
 }
 
 // queueFor returns the named queue, creating it with the push defaults.
@@ -55,6 +57,8 @@ func (e *Engine) queueFor(name string) *queue {
 		groups:          make(map[string]*groupMeta),
 		cursors:         make(map[string]*groupCursors),
 		deadByGroup:     make(map[string]*deadIndex),
+		groupLags:       make(map[string]*groupLag),
+		overview:        &e.overviewLags,
 	}
 	q.namespace = e.gen.createdNamespace(name) // a configure creating it names its own
 	e.queues[name] = q

@@ -25,8 +25,9 @@ type groupCursors struct {
 	q     *queue
 	group string
 	ready readySet
-	n     int   // cursors
-	sweep int64 // store step of the group's last queue-wide look (cursorState.counted)
+	n     int       // cursors
+	sweep int64     // store step of the group's last queue-wide look (cursorState.counted)
+	lags  *groupLag // the group's sums on q, nil while it is not attached (introspect_grouplag.go)
 }
 
 // readySet is a binary heap of ready cursors, oldest first message first. Each entry carries
@@ -118,6 +119,7 @@ func (s readySet) top() *cursorState {
 func (e *Engine) refresh(gc *cursorState) {
 	e.refreshReady(gc)
 	gc.p.cursorChanged(gc)
+	gc.relag()
 }
 
 // refreshReady is refresh without the recount, for a change that recounts the partition once
@@ -148,7 +150,7 @@ func (e *Engine) refreshReady(gc *cursorState) {
 func (e *Engine) cursorsOf(q *queue, group string) *groupCursors {
 	ix := q.cursors[group]
 	if ix == nil {
-		ix = &groupCursors{q: q, group: group}
+		ix = &groupCursors{q: q, group: group, lags: q.groupLags[group]}
 		q.cursors[group] = ix
 	}
 	return ix
@@ -158,8 +160,12 @@ func (e *Engine) cursorsOf(q *queue, group string) *groupCursors {
 func (e *Engine) placeCursor(p *partition, group string, cursor int64) *cursorState {
 	ix := e.cursorsOf(p.q, group)
 	gc := &cursorState{p: p, ix: ix, group: group, cursor: cursor, readyIdx: -1, slowIdx: -1}
+	gc.lag = pairLag{p: p, gc: gc, idx: -1}
 	p.groups[group] = gc
 	ix.n++
+	if ix.lags != nil { // the cursor's part takes the place of what the group's start gave it
+		ix.lags.unshadow(p)
+	}
 	if keepsSlow(gc) {
 		heap.Push(&p.slow, gc)
 	}
@@ -204,6 +210,9 @@ func (e *Engine) dropCursor(gc *cursorState) {
 	e.clearExpired(gc)
 	if gc.slowIdx >= 0 {
 		heap.Remove(&gc.p.slow, gc.slowIdx)
+	}
+	if gc.ix.lags != nil { // its callers follow it with groupChanged, which gives p its shadow
+		gc.ix.lags.drop(&gc.lag)
 	}
 	delete(gc.p.groups, gc.group)
 	if gc.ix.n--; gc.ix.n == 0 && gc.ix.q.cursors[gc.group] == gc.ix {
