@@ -3,10 +3,10 @@ package admin_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // TestMain fails the package if a test leaves a goroutine behind (brokers, clients, pollers).
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	testmode.Main(m)
 }

@@ -3,10 +3,11 @@ package otelqueen_test
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
-// TestMain fails the package if any test leaves a goroutine behind.
+// TestMain fails the package if any test leaves a goroutine behind; the tests pick each broker
+// mode themselves.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	testmode.Main(m)
 }

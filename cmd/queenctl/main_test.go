@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
@@ -20,7 +19,7 @@ import (
 
 // TestMain fails the package if a command leaves a goroutine behind.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	testmode.Main(m)
 }
 
 // result is one finished queenctl invocation.

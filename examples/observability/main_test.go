@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/examples/internal/exampleenv"
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
@@ -18,7 +17,7 @@ import (
 )
 
 // The example closes its client, its broker and its metrics server: nothing may keep running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 // The worker prints its spans, with the failures' reasons, and its process metrics.
 func TestObservabilityPrintsSpansAndMetrics(t *testing.T) {

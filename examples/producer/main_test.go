@@ -3,13 +3,12 @@ package main
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // The example closes its Producer, client and in-process broker: nothing may keep running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 // Every event is stored once and read back in send order, with the same output on both broker
 // generations.

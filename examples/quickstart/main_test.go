@@ -6,16 +6,16 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/admin"
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/queentest"
 )
 
 // The example closes its client and its in-process broker: nothing may keep running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 // The failing order is retried, dead-lettered, replayed and then charged, the others are not
 // held up, and the queue is deleted at the end, with the same output on both broker generations.

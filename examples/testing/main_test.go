@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	queen "github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
@@ -20,7 +19,7 @@ import (
 )
 
 // The example and its tests close their clients and brokers: nothing may keep running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 // The program bills the good orders once each, with the same output on both broker generations.
 func TestRun(t *testing.T) {

@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // The example closes its client and its in-process broker: nothing may keep running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 // The ack and the invoice's push are committed together, and a repeat is rolled back, with the
 // same output on both broker generations.

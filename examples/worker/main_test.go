@@ -6,13 +6,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/examples/internal/exampletest"
+	"github.com/queenmq/queen-go/internal/testmode"
 )
 
 // The example closes its client and its in-process broker: nothing may keep running.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 func TestWorkerHandlesDemoJobsAndStops(t *testing.T) {
 	demo := func(ctx context.Context, out io.Writer) error {

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
-	"go.uber.org/goleak"
 
+	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/queentest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { testmode.Main(m) }
 
 // obj is a decoded JSON object; JSON numbers decode as float64.
 type obj = map[string]any

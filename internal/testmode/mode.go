@@ -2,7 +2,10 @@
 package testmode
 
 import (
+	"os"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/queenmq/queen-go/queentest"
 )
@@ -55,4 +58,13 @@ func (m Mode) Attempt(n int) int {
 		return 0
 	}
 	return n
+}
+
+// Main runs a package's tests for a TestMain, failing it if a test leaves a goroutine behind.
+// It first clears QUEEN_COMPAT: the package's tests pick each broker mode themselves, so a run
+// under QUEEN_COMPAT=0.15 (meant for a suite that does not) must not turn their 2.0 servers
+// into 0.15 ones.
+func Main(m *testing.M) {
+	os.Unsetenv("QUEEN_COMPAT")
+	goleak.VerifyTestMain(m)
 }
