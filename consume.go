@@ -162,6 +162,7 @@ type consumer struct {
 	gate        popGate        // keeps the loop's pops away from a 0.15 partition's failed ack
 	counters    *groupCounters // the client's knowledge of its 0.15 partitions' retry counters
 	resets      pendingResets  // the failed acks on their way to a 0.15 broker
+	running     runningBatches // the batches being handled, for the loop's watch
 	shutdown    time.Duration
 
 	userCtx        context.Context // Consume's ctx
@@ -174,6 +175,8 @@ type consumer struct {
 	cancelHandlers context.CancelCauseFunc
 	ackCtx         context.Context // not cancelled by the caller: acks survive the stop, for a while
 	cutAcks        context.CancelFunc
+	ackGraceCtx    context.Context // ackCtx, and ended ackStopGrace after the stop
+	endAckGrace    context.CancelFunc
 	stoppedAt      atomic.Int64 // when the stop began, on the client's clock, in Unix nanoseconds
 
 	reserved  atomic.Int64 // messages handed to the handler (Limit)
@@ -257,6 +260,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	l.popCtx, l.cancelPops = context.WithCancel(context.WithoutCancel(ctx))
 	l.handlerCtx, l.cancelHandlers = context.WithCancelCause(context.WithoutCancel(ctx))
 	l.ackCtx, l.cutAcks = context.WithCancel(context.WithoutCancel(ctx))
+	l.ackGraceCtx, l.endAckGrace = context.WithCancel(l.ackCtx)
 	l.idle = idleWatch{timeout: b.idleTimeout, enabled: b.idleSet, stop: l.stopNow}
 	l.outage = newOutage()
 	l.newStart = b.client.starts.of(b)
@@ -271,17 +275,20 @@ func (l *consumer) run() error {
 	watcher.Go(func() { l.watch(finished) })
 
 	l.idle.arm()
+	stopWatching := l.watchBatches()
 	l.workers.Go(func() error {
 		defer l.stopNow()
 		return l.fetch()
 	})
 	err := l.workers.Wait()
+	stopWatching()
 	l.idle.disarm()
 	close(finished)
 	watcher.Wait()
 	l.cancelPops()
 	l.cancelHandlers(errStopped)
 	l.cutAcks()
+	l.endAckGrace()
 	return err
 }
 
@@ -306,18 +313,29 @@ func (l *consumer) watch(finished <-chan struct{}) {
 	}
 	l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
 	l.stopNow()
+	grace := time.NewTimer(time.Unix(0, l.stoppedAt.Load()).Add(ackStopGrace).Sub(l.now()))
+	defer grace.Stop()
 	pops := time.NewTimer(popStopGrace)
 	defer pops.Stop()
 	handlers := time.NewTimer(l.shutdown)
 	defer handlers.Stop()
 	acks := time.NewTimer(l.shutdown + ackStopGrace)
 	defer acks.Stop()
+	var stuck <-chan time.Time // ticks every stuckLogEvery once the handlers were cancelled
+	unarm := func() {}
+	defer func() { unarm() }()
 	for {
 		select {
 		case <-pops.C:
 			l.cancelPops()
 		case <-handlers.C:
 			l.cancelHandlers(errStopped)
+			stuck, unarm = l.c.clock.After(stuckLogEvery)
+		case <-stuck:
+			l.logStuck()
+			stuck, unarm = l.c.clock.After(stuckLogEvery)
+		case <-grace.C:
+			l.endAckGrace() // for the acks begun before the stop
 		case <-acks.C:
 			l.cutAcks()
 		case <-finished:

@@ -41,7 +41,8 @@ type popGate struct {
 	mu        sync.Mutex
 	changed   chan struct{} // closed and replaced at every change
 	pops      map[*gatedPop]struct{}
-	exclusive int // acks waiting for their turn, or taking it
+	spare     []*gatedPop // ended pops, made again for the next ones
+	exclusive int         // acks waiting for their turn, or taking it
 	inside    bool
 }
 
@@ -50,6 +51,7 @@ type gatedPop struct {
 	since        time.Time          // when it left
 	cancel       context.CancelFunc // cuts it short
 	interrupting bool
+	end          func() // ends it: made once, with the gatedPop, so that a pop costs no closure
 }
 
 func (g *popGate) changedLocked() chan struct{} {
@@ -80,19 +82,33 @@ func (g *popGate) beginPop(parent context.Context) (context.Context, func()) {
 		g.mu.Lock()
 	}
 	ctx, cancel := context.WithCancel(parent)
-	p := &gatedPop{since: time.Now(), cancel: cancel}
+	var p *gatedPop
+	if n := len(g.spare); n > 0 {
+		p, g.spare = g.spare[n-1], g.spare[:n-1]
+	} else {
+		p = &gatedPop{}
+		p.end = func() { g.endPop(p) }
+	}
+	p.since, p.cancel, p.interrupting = time.Now(), cancel, false
 	if g.pops == nil {
 		g.pops = make(map[*gatedPop]struct{})
 	}
 	g.pops[p] = struct{}{}
 	g.mu.Unlock()
-	return ctx, func() {
-		g.mu.Lock()
-		delete(g.pops, p)
-		g.broadcastLocked()
-		g.mu.Unlock()
-		cancel()
-	}
+	return ctx, p.end
+}
+
+// endPop ends p once it was answered. A timer of interrupt may still hold p's cancel, which
+// then cancels the ctx of the pop that ended, not of the next one p is made again for.
+func (g *popGate) endPop(p *gatedPop) {
+	g.mu.Lock()
+	cancel := p.cancel
+	delete(g.pops, p)
+	p.cancel = nil
+	g.spare = append(g.spare, p)
+	g.broadcastLocked()
+	g.mu.Unlock()
+	cancel()
 }
 
 // interrupt cuts every pop in flight short, each once it has had popStopGrace.

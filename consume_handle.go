@@ -25,23 +25,26 @@ type leasedBatch struct {
 
 	calling   atomic.Int32 // index in msgs of the message whose handler runs; -1 between calls
 	callStart atomic.Int64 // when that call began, on the client's clock, in Unix nanoseconds
-	freeSlot  func()       // gives the batch's handler slot back, once: at its end, or for a backoff
+	slotFreed atomic.Bool  // its handler slot was given back: at its end, or for a backoff
+
+	// Its place in the loop's running batches, and what the loop's watch saw of it, which
+	// only the watch reads and writes, under the list's lock.
+	prev, next   *leasedBatch
+	watchedCall  int64 // the call (its start and index) the warnings below are about
+	longWarnings int   // long-running warnings given for that call
+	lostSeen     bool  // the watch has seen the lease lost once: the next look logs it stuck
 }
 
 // start runs b on one of the handler slots taken for it.
 func (l *consumer) start(b *leasedBatch) {
 	l.idle.started()
 	b.calling.Store(-1)
-	b.freeSlot = sync.OnceFunc(func() {
-		l.giveBack(1)
-		l.signalBudget() // the fetch loop may send a pop for it
-	})
 	l.workers.Go(func() error {
 		defer func() {
 			l.held.Add(-int64(len(b.msgs)))
 			l.heldBytes.Add(-b.bytes)
 			l.idle.ended()
-			b.freeSlot()
+			l.freeSlot(b)
 			l.signalBudget() // what it held is released
 		}()
 		l.handle(b)
@@ -49,18 +52,27 @@ func (l *consumer) start(b *leasedBatch) {
 	})
 }
 
+// freeSlot gives b's handler slot back, once: at the batch's end, or when its last ack waits
+// out a backoff.
+func (l *consumer) freeSlot(b *leasedBatch) {
+	if b.slotFreed.CompareAndSwap(false, true) {
+		l.giveBack(1)
+		l.signalBudget() // the fetch loop may send a pop for it
+	}
+}
+
 // handle calls the handler on b's messages, one call after the other, settling what each call
 // returned before the next, then settles the batch: its acks, unless the lease was lost.
 func (l *consumer) handle(b *leasedBatch) {
-	ctx, cancel := context.WithCancelCause(l.handlerCtx)
-	defer cancel(nil)
-	ended := make(chan struct{})
-	defer close(ended)
-	defer l.watchStuck(ctx, b, ended)()
-	defer l.watchLong(b)()
+	ctx := l.handlerCtx // a lost lease is the only cause a batch's own ctx could add
 	if l.renew {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(l.handlerCtx)
+		defer cancel(nil)
 		defer l.keepLease(b, cancel)()
 	}
+	l.running.add(b)
+	defer l.running.remove(b)
 	s := &settlement{}
 	if l.ackEveryD > 0 {
 		s.lastAck = l.now()
@@ -241,56 +253,68 @@ func trimStack(stack []byte) string {
 // stuckLogEvery is how often a handler still running after its ctx was cancelled is logged.
 const stuckLogEvery = 10 * time.Second
 
-// watchStuck logs, every stuckLogEvery after ctx is cancelled (by the stop, or a lost lease)
-// and until ended closes, the message whose handler is still running. It returns the func
-// that stops watching.
-func (l *consumer) watchStuck(ctx context.Context, b *leasedBatch, ended <-chan struct{}) func() {
-	stop := context.AfterFunc(ctx, func() {
-		for {
-			fired, cancel := l.c.clock.After(stuckLogEvery)
-			select {
-			case <-ended:
-				cancel()
-				return
-			case <-fired:
-			}
-			if i := b.calling.Load(); i >= 0 {
-				running := l.now().Sub(time.Unix(0, b.callStart.Load()))
-				l.log.stuck(b.msgs[i], running, context.Cause(ctx))
-			}
-		}
-	})
-	return func() { stop() }
+// batchWatchEvery is how often the loop's watch looks at its running handler calls, on the
+// client's clock: the long-running and stuck warnings need no finer time, and one timer for
+// the loop costs nothing per batch.
+const batchWatchEvery = 10 * time.Second
+
+// runningBatches is the batches a loop is handling, which its watch looks at.
+type runningBatches struct {
+	mu   sync.Mutex
+	head *leasedBatch
 }
 
-// watchLong logs at warn level a handler call that has run for longHandlerEvery, and
-// again each time it has run that much longer, so that a hung handler holding a partition is
-// visible, until the batch ends. It returns the func that stops watching.
-func (l *consumer) watchLong(b *leasedBatch) (stop func()) {
+func (r *runningBatches) add(b *leasedBatch) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b.prev, b.next = nil, r.head
+	if r.head != nil {
+		r.head.prev = b
+	}
+	r.head = b
+}
+
+func (r *runningBatches) remove(b *leasedBatch) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if b.prev != nil {
+		b.prev.next = b.next
+	} else {
+		r.head = b.next
+	}
+	if b.next != nil {
+		b.next.prev = b.prev
+	}
+	b.prev, b.next = nil, nil
+}
+
+// each calls fn on every running batch, under the list's lock.
+func (r *runningBatches) each(fn func(*leasedBatch)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for b := r.head; b != nil; b = b.next {
+		fn(b)
+	}
+}
+
+// watchBatches looks at the loop's running handler calls every batchWatchEvery (see
+// checkRunning) until the func it returns is called.
+func (l *consumer) watchBatches() (stop func()) {
 	var mu sync.Mutex
 	stopped := false
 	var cancel func()
 	var check func()
-	arm := func(d time.Duration) { cancel = l.c.clock.AfterFunc(d, check) }
 	check = func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if stopped {
 			return
 		}
-		next := longHandlerEvery
-		if i := b.calling.Load(); i >= 0 {
-			running := l.now().Sub(time.Unix(0, b.callStart.Load()))
-			if running >= longHandlerEvery {
-				l.log.longRunning(b.msgs[i], running)
-			} else {
-				next = longHandlerEvery - running
-			}
-		}
-		arm(next)
+		l.checkRunning()
+		cancel = l.c.clock.AfterFunc(batchWatchEvery, check)
 	}
 	mu.Lock()
-	arm(longHandlerEvery)
+	cancel = l.c.clock.AfterFunc(batchWatchEvery, check)
 	mu.Unlock()
 	return func() {
 		mu.Lock()
@@ -298,6 +322,48 @@ func (l *consumer) watchLong(b *leasedBatch) (stop func()) {
 		stopped = true
 		cancel()
 	}
+}
+
+// checkRunning logs at warn level a handler call that has run for longHandlerEvery, and again
+// each time it has run that much longer, so that a hung handler holding a partition is
+// visible; and, every look after the one that saw its lease lost, a handler still running
+// after the lost lease cancelled its ctx. Handlers still running after the stop cancelled
+// them are the stop's watch's (logStuck).
+func (l *consumer) checkRunning() {
+	now := l.now()
+	stopped := l.handlerCtx.Err() != nil
+	l.running.each(func(b *leasedBatch) {
+		i := b.calling.Load()
+		if i < 0 {
+			return
+		}
+		start := b.callStart.Load()
+		if call := start ^ int64(i)<<48; call != b.watchedCall {
+			b.watchedCall, b.longWarnings = call, 0
+		}
+		running := now.Sub(time.Unix(0, start))
+		if running >= time.Duration(b.longWarnings+1)*longHandlerEvery {
+			b.longWarnings = int(running / longHandlerEvery)
+			l.log.longRunning(b.msgs[i], running)
+		}
+		if b.lost.Load() && !stopped {
+			if b.lostSeen {
+				l.log.stuck(b.msgs[i], running, ErrLeaseLost)
+			}
+			b.lostSeen = true
+		}
+	})
+}
+
+// logStuck logs every handler call still running after the stop cancelled its ctx.
+func (l *consumer) logStuck() {
+	now := l.now()
+	cause := context.Cause(l.handlerCtx)
+	l.running.each(func(b *leasedBatch) {
+		if i := b.calling.Load(); i >= 0 {
+			l.log.stuck(b.msgs[i], now.Sub(time.Unix(0, b.callStart.Load())), cause)
+		}
+	})
 }
 
 func (r *consumeLog) longRunning(m *Message, running time.Duration) {

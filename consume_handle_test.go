@@ -358,3 +358,32 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	}
 	return nil
 }
+
+// A handler still running after a lost lease cancelled its ctx is logged stuck from the
+// second look of the loop's watch on, so that a call the renewal has only just lost is not
+// reported at once; the first look logs nothing, and a batch between calls is never logged.
+func TestAHandlerRunningAfterItsLeaseWasLostIsLoggedStuckFromTheWatchsSecondLook(t *testing.T) {
+	t.Parallel()
+	lines := make(chan string, 16)
+	clock := newManualClock()
+	l := &consumer{c: &Client{clock: clock}, handlerCtx: context.Background(),
+		log: &consumeLog{logger: slog.New(&lineHandler{lines: lines})}}
+	m := &Message{Queue: "q", Partition: "p", TransactionID: "t-1"}
+	b := &leasedBatch{msgs: []*Message{m}}
+	b.calling.Store(-1)
+	l.running.add(b)
+	b.lost.Store(true)
+	l.checkRunning()
+	b.calling.Store(0)
+	b.callStart.Store(clock.Now().UnixNano())
+	l.checkRunning()
+	assert.Empty(t, lines, "the first look at a lost lease logs nothing")
+	clock.Advance(batchWatchEvery)
+	l.checkRunning()
+	line := testutil.Recv(t, lines, "the stuck line")
+	assert.Contains(t, line, "ERROR queen: consume handler still running after its ctx was cancelled")
+	assert.Contains(t, line, "transactionId=t-1 running=10s cause=queen: lease lost")
+	l.running.remove(b)
+	l.checkRunning()
+	assert.Empty(t, lines, "a batch that ended is not looked at")
+}

@@ -199,7 +199,7 @@ func (l *consumer) settle(ctx context.Context, b *leasedBatch, s *settlement) {
 			}
 			items = items[len(items)-1:]
 		}
-		b.freeSlot()
+		l.freeSlot(b)
 		if s.failure && countsFailure(items[0].Message) && !l.stopping() {
 			l.awaitReset(b, l.now().Add(s.hold))
 		}
@@ -322,19 +322,20 @@ func (l *consumer) sendAcks(items []AckItem, deadline *leaseDeadline) (results [
 
 // ackRequestCtx is the ctx of one request of an ack first tried at began: it ends after
 // ackTimeout, once the loop's acks were cut, or, once the loop stops, at ackStopGrace past the
-// stop (or past began, when that was later).
+// stop (or past began, when that was later). An ack begun before the stop shares the loop's
+// grace, which the stop's watch ends; only one begun after it needs a watch of its own.
 func (l *consumer) ackRequestCtx(began time.Time) (context.Context, context.CancelFunc) {
+	if !l.stopping() {
+		return context.WithTimeout(l.ackGraceCtx, ackTimeout)
+	}
+	l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
+	if !began.After(time.Unix(0, l.stoppedAt.Load())) {
+		return context.WithTimeout(l.ackGraceCtx, ackTimeout)
+	}
 	ctx, cancel := context.WithTimeout(l.ackCtx, ackTimeout)
-	unwatch := context.AfterFunc(l.stopCtx, func() {
-		l.stoppedAt.CompareAndSwap(0, l.now().UnixNano())
-		from := time.Unix(0, l.stoppedAt.Load())
-		if began.After(from) {
-			from = began
-		}
-		time.AfterFunc(from.Add(ackStopGrace).Sub(l.now()), cancel)
-	})
+	t := time.AfterFunc(began.Add(ackStopGrace).Sub(l.now()), cancel)
 	return ctx, func() {
-		unwatch()
+		t.Stop()
 		cancel()
 	}
 }
