@@ -175,8 +175,9 @@ func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) 
 		f.alone = false
 	}
 	msgs := r.msgs
+	size := dataBytes(msgs)
 	l.held.Add(int64(len(msgs) - r.most))
-	l.heldBytes.Add(dataBytes(msgs))
+	l.heldBytes.Add(size)
 	if len(msgs) < r.most {
 		l.signalBudget()
 	}
@@ -217,7 +218,7 @@ func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) 
 	}
 	f.busy = true
 	f.quiet.reset()
-	f.popBytes = max(f.popBytes, dataBytes(msgs))
+	f.popBytes = max(f.popBytes, size)
 	groups := byPartition(msgs)
 	f.spread = l.spreadAfter(r, len(msgs), len(groups))
 	l.dispatch(groups, r.free, r.sentAt, r.answeredAt, r.answer)
@@ -387,10 +388,6 @@ func (l *consumer) pause(d time.Duration) bool {
 // message, is given back too (see groupCounters).
 func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
 	l.idle.busy()
-	sizes := make([]int64, len(groups)) // each partition's data, counted before it is handed on
-	for i, g := range groups {
-		sizes[i] = dataBytes(g)
-	}
 	lease, _ := l.lease.get()
 	deadline := popDeadline(sentAt, answeredAt, lease, answer, groups)
 	started := 0
@@ -406,19 +403,21 @@ func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt ti
 					break
 				}
 			}
-			if n := len(groups[started]); l.releasePending(groups[started], deadline) {
-				l.held.Add(-int64(n))
-				l.heldBytes.Add(-sizes[started])
+			g := groups[started]
+			size := dataBytes(g) // counted before the batch is handed on
+			if l.releasePending(g, deadline) {
+				l.held.Add(-int64(len(g)))
+				l.heldBytes.Add(-size)
 				l.giveBack(1)
 				continue
 			}
-			l.start(&leasedBatch{msgs: groups[started], bytes: sizes[started], deadline: deadline})
+			l.start(&leasedBatch{msgs: g, bytes: size, deadline: deadline})
 		}
 	}
 	if rest := groups[started:]; len(rest) > 0 {
-		for i, g := range rest {
+		for _, g := range rest {
 			l.held.Add(-int64(len(g)))
-			l.heldBytes.Add(-sizes[started+i])
+			l.heldBytes.Add(-dataBytes(g))
 		}
 		l.release(rest, deadline)
 	}
