@@ -466,13 +466,16 @@ func (r *chaosRig) missing() []string {
 		}
 		for _, g := range r.cfg.groups {
 			if r.completed[key{g, tx}] == 0 {
-				out = append(out, fmt.Sprintf("%q/%s", g, tx))
+				out = append(out, missingName(g, tx))
 			}
 		}
 	}
 	sort.Strings(out)
 	return out
 }
+
+// missingName names a message not completed by a group, as missing lists it.
+func missingName(group, tx string) string { return fmt.Sprintf("%q/%s", group, tx) }
 
 // consume runs one Consume of group on c, going idle after chaosIdle with nothing to do.
 func (r *chaosRig) consume(ctx context.Context, c *Client, group string, tune func(QueueBuilder) QueueBuilder) error {
@@ -625,7 +628,7 @@ func (r *chaosRig) verify(ctx context.Context, rounds int) {
 				t.Logf("filed by a counter an earlier client spent: %s of group %q", k.tx, k.group)
 				delete(got, k)
 				// Filed, so never completed: it is accounted for by its dead letter.
-				missing = slices.DeleteFunc(missing, func(m string) bool { return m == fmt.Sprintf("%q/%s", g, k.tx) })
+				missing = slices.DeleteFunc(missing, func(m string) bool { return m == missingName(g, k.tx) })
 			}
 		}
 		r.mu.Unlock()
