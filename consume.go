@@ -157,7 +157,8 @@ type consumer struct {
 
 	slots       *semaphore.Weighted // the idle handler slots, Concurrency in all
 	budgetFreed chan struct{}       // buffered(1): a batch ended, or a pop brought less than it might
-	workers     errgroup.Group      // the fetch loop and every batch's goroutine
+	workers     errgroup.Group      // the fetch loop
+	goroutines  *goroutinePool      // the pops sent alongside others, and every batch
 	pace        handlingPace
 	gate        popGate        // keeps the loop's pops away from a 0.15 partition's failed ack
 	counters    *groupCounters // the client's knowledge of its 0.15 partitions' retry counters
@@ -254,6 +255,7 @@ func newConsumer(ctx context.Context, b QueueBuilder, h handling) *consumer {
 	}
 
 	l.slots = semaphore.NewWeighted(int64(l.concurrency))
+	l.goroutines = newGoroutinePool(2 * l.concurrency)
 	l.budgetFreed = make(chan struct{}, 1)
 	l.userCtx = ctx
 	l.stopCtx, l.stopNow = context.WithCancel(context.Background())
@@ -281,6 +283,7 @@ func (l *consumer) run() error {
 		return l.fetch()
 	})
 	err := l.workers.Wait()
+	l.goroutines.wait()
 	stopWatching()
 	l.idle.disarm()
 	close(finished)

@@ -156,7 +156,7 @@ func (l *consumer) sendPop(f *fetchState, free int) bool {
 		// sent from the loop itself, sparing a goroutine and a hand-off per pop.
 		send()
 	} else {
-		go send()
+		l.goroutines.Go(send)
 	}
 	return true
 }

@@ -39,7 +39,7 @@ type leasedBatch struct {
 func (l *consumer) start(b *leasedBatch) {
 	l.idle.started()
 	b.calling.Store(-1)
-	l.workers.Go(func() error {
+	l.goroutines.Go(func() {
 		defer func() {
 			l.held.Add(-int64(len(b.msgs)))
 			l.heldBytes.Add(-b.bytes)
@@ -48,7 +48,6 @@ func (l *consumer) start(b *leasedBatch) {
 			l.signalBudget() // what it held is released
 		}()
 		l.handle(b)
-		return nil
 	})
 }
 
