@@ -26,6 +26,7 @@ type leasedBatch struct {
 	calling   atomic.Int32 // index in msgs of the message whose handler runs; -1 between calls
 	callStart atomic.Int64 // when that call began, on the client's clock, in Unix nanoseconds
 	slotFreed atomic.Bool  // its handler slot was given back: at its end, or for a backoff
+	onLoop    bool         // it runs on the fetch loop's goroutine (Concurrency 1)
 
 	// Its place in the loop's running batches, and what the loop's watch saw of it, which
 	// only the watch reads and writes, under the list's lock.
@@ -35,20 +36,35 @@ type leasedBatch struct {
 	lostSeen     bool  // the watch has seen the lease lost once: the next look logs it stuck
 }
 
-// start runs b on one of the handler slots taken for it.
+// start runs b on one of the handler slots taken for it. With Concurrency 1 no other batch
+// can run meanwhile and the fetch loop would only wait for this one, so b runs on the loop's
+// own goroutine, sparing two hand-offs per batch; should its last ack have to wait out a
+// backoff, which frees the slot for other partitions, the batch moves to a goroutine of its
+// own for that wait (handle).
 func (l *consumer) start(b *leasedBatch) {
 	l.idle.started()
 	b.calling.Store(-1)
+	if l.concurrency == 1 {
+		b.onLoop = true
+		if l.handle(b) {
+			l.ended(b)
+		}
+		return
+	}
 	l.goroutines.Go(func() {
-		defer func() {
-			l.held.Add(-int64(len(b.msgs)))
-			l.heldBytes.Add(-b.bytes)
-			l.idle.ended()
-			l.freeSlot(b)
-			l.signalBudget() // what it held is released
-		}()
 		l.handle(b)
+		l.ended(b)
 	})
+}
+
+// ended releases what b held once it is over: its messages and data against the bounds, and
+// its handler slot.
+func (l *consumer) ended(b *leasedBatch) {
+	l.held.Add(-int64(len(b.msgs)))
+	l.heldBytes.Add(-b.bytes)
+	l.idle.ended()
+	l.freeSlot(b)
+	l.signalBudget() // what it held is released
 }
 
 // freeSlot gives b's handler slot back, once: at the batch's end, or when its last ack waits
@@ -61,17 +77,23 @@ func (l *consumer) freeSlot(b *leasedBatch) {
 }
 
 // handle calls the handler on b's messages, one call after the other, settling what each call
-// returned before the next, then settles the batch: its acks, unless the lease was lost.
-func (l *consumer) handle(b *leasedBatch) {
+// returned before the next, then settles the batch: its acks, unless the lease was lost. It
+// reports whether b is over; false when b runs on the fetch loop's goroutine and its last ack
+// waits out a backoff: the rest of it then goes on a goroutine of its own, which ends it.
+func (l *consumer) handle(b *leasedBatch) (over bool) {
 	ctx := l.handlerCtx // a lost lease is the only cause a batch's own ctx could add
+	stopLease := func() {}
 	if l.renew {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(l.handlerCtx)
-		defer cancel(nil)
-		defer l.keepLease(b, cancel)()
+		untrack := l.keepLease(b, cancel)
+		stopLease = func() { untrack(); cancel(nil) }
 	}
 	l.running.add(b)
-	defer l.running.remove(b)
+	done := func() {
+		l.running.remove(b)
+		stopLease()
+	}
 	s := &settlement{}
 	if l.ackEveryD > 0 {
 		s.lastAck = l.now()
@@ -88,7 +110,17 @@ func (l *consumer) handle(b *leasedBatch) {
 		}
 		i += len(msgs)
 	}
+	if b.onLoop && s.hold > 0 {
+		l.goroutines.Go(func() {
+			l.settle(ctx, b, s)
+			done()
+			l.ended(b)
+		})
+		return false
+	}
 	l.settle(ctx, b, s)
+	done()
+	return true
 }
 
 // handOut is what the next handler call gets, from b's message i on: that message for a
