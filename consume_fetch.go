@@ -1,6 +1,7 @@
 package queen
 
 import (
+	"context"
 	"errors"
 	"time"
 )
@@ -19,6 +20,11 @@ import (
 // popResult is one pop, as the fetch loop sent it and as it was answered.
 type popResult struct {
 	free, most  int // idle slots taken for it; the most messages it may bring
+	builder     *QueueBuilder
+	path        string
+	params      popParams
+	ctx         context.Context // ends when the loop cuts the pop short
+	popped      func()          // tells the pop gate the pop is over
 	sentAt      time.Time
 	started     time.Time // when it left, by the wall clock
 	alone       bool      // no other pop went while it was in flight
@@ -121,20 +127,20 @@ func (l *consumer) sendPop(f *fetchState, free int) bool {
 		l.giveBack(free)
 		return false
 	}
-	r := &popResult{free: free, most: most, sentAt: l.now(), started: time.Now(), extra: f.inFlight > 0}
-	ctx, popped := l.gate.beginPop(l.popCtx)
-	b, path, params := l.b, l.path, l.nextPop(batch, free)
+	r := &popResult{free: free, most: most, sentAt: l.now(), started: time.Now(), extra: f.inFlight > 0,
+		builder: &l.b, path: l.path, params: l.nextPop(batch, free)}
+	r.ctx, r.popped = l.gate.beginPop(l.popCtx)
 	if partition, ok := l.counters.take(); ok {
-		b = b.Partition(partition)
-		path, params = b.popPath(), l.repopParams(params)
+		b := l.b.Partition(partition)
+		r.builder, r.path, r.params = &b, b.popPath(), l.repopParams(r.params)
 		r.most, r.alone, r.extra = 1, true, false
-	} else if r.probe = l.newStart.probes() && params.longPoll; r.probe {
-		params.longPoll, params.noWait = false, true // see groupStart
+	} else if r.probe = l.newStart.probes() && r.params.longPoll; r.probe {
+		r.params.longPoll, r.params.noWait = false, true // see groupStart
 		r.alone, r.extra = true, false
 	} else if r.extra {
-		params.longPoll, params.noWait, params.timeout = false, true, 0
+		r.params.longPoll, r.params.noWait, r.params.timeout = false, true, 0
 	} else {
-		l.clipPoll(&params)
+		l.clipPoll(&r.params)
 	}
 	if r.free > r.most {
 		// A pop brings no more partitions than messages.
@@ -144,21 +150,23 @@ func (l *consumer) sendPop(f *fetchState, free int) bool {
 	l.held.Add(int64(r.most)) // what this pop may bring counts already
 	f.inFlight++
 	f.alone = f.alone || r.alone
-	send := func() {
-		r.msgs, r.answer, r.err = l.c.doPopAnswer(ctx, b, path, params)
-		r.answeredAt = l.now()
-		r.interrupted = ctx.Err() != nil && l.popCtx.Err() == nil
-		popped()
-		f.answers <- r
-	}
 	if l.onePopAtATime() {
 		// No other pop could go meanwhile, and the loop would only wait for this one: it is
 		// sent from the loop itself, sparing a goroutine and a hand-off per pop.
-		send()
+		l.sendOne(f, r)
 	} else {
-		l.goroutines.Go(send)
+		l.goroutines.Go(func() { l.sendOne(f, r) })
 	}
 	return true
+}
+
+// sendOne sends the pop r and hands its answer to the fetch loop.
+func (l *consumer) sendOne(f *fetchState, r *popResult) {
+	r.msgs, r.answer, r.err = l.c.doPopAnswer(r.ctx, r.builder, r.path, r.params)
+	r.answeredAt = l.now()
+	r.interrupted = r.ctx.Err() != nil && l.popCtx.Err() == nil
+	r.popped()
+	f.answers <- r
 }
 
 // onePopAtATime reports whether the loop never has more than one pop in flight: with
@@ -456,6 +464,9 @@ func dataBytes(msgs []*Message) int64 {
 
 // byPartition splits a pop's messages by partition, keeping each partition's offset order.
 func byPartition(msgs []*Message) [][]*Message {
+	if len(msgs) > 0 && onePartition(msgs) {
+		return [][]*Message{msgs} // the usual answer, split without a map
+	}
 	var groups [][]*Message
 	index := make(map[string]int, 1)
 	for _, m := range msgs {
@@ -468,6 +479,16 @@ func byPartition(msgs []*Message) [][]*Message {
 		groups[i] = append(groups[i], m)
 	}
 	return groups
+}
+
+// onePartition reports whether msgs all come from one partition.
+func onePartition(msgs []*Message) bool {
+	for _, m := range msgs {
+		if m.PartitionID != msgs[0].PartitionID {
+			return false
+		}
+	}
+	return true
 }
 
 // isFatal reports whether a pop error ends Consume: an invalid option, 401/403, a 404

@@ -38,7 +38,7 @@ func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
 	if start.probes() && p.longPoll {
 		first := p
 		first.longPoll, first.noWait = false, true
-		msgs, answer, err := b.client.doPopAnswer(ctx, b, b.popPath(), first)
+		msgs, answer, err := b.client.doPopAnswer(ctx, &b, b.popPath(), first)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +48,7 @@ func (b QueueBuilder) Pop(ctx context.Context) ([]*Message, error) {
 		}
 		start.apply(&p)
 	}
-	msgs, answer, err := b.client.doPopAnswer(ctx, b, b.popPath(), p)
+	msgs, answer, err := b.client.doPopAnswer(ctx, &b, b.popPath(), p)
 	if err == nil {
 		start.observe(msgs, answer)
 	}
@@ -233,7 +233,7 @@ func (b QueueBuilder) pollTimeout() time.Duration {
 // doPop sends one pop and decodes its answer. A long poll's deadline is its timeout plus a
 // margin, never the http.Client's Timeout. Nothing to deliver is an empty slice and nil error.
 func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, p popParams) ([]*Message, error) {
-	msgs, _, err := c.doPopAnswer(ctx, b, path, p)
+	msgs, _, err := c.doPopAnswer(ctx, &b, path, p)
 	return msgs, err
 }
 
@@ -245,7 +245,7 @@ type popAnswer struct {
 }
 
 // doPopAnswer is doPop, also returning what the answer says about the broker.
-func (c *Client) doPopAnswer(ctx context.Context, b QueueBuilder, path string, p popParams) ([]*Message, popAnswer, error) {
+func (c *Client) doPopAnswer(ctx context.Context, b *QueueBuilder, path string, p popParams) ([]*Message, popAnswer, error) {
 	var info popAnswer
 	sent := time.Now()
 	req := request{method: http.MethodGet, path: path, rawQuery: p.encode(), poll: p.pollDeadline(),
