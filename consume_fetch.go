@@ -442,7 +442,7 @@ func popDeadline(sent, answered time.Time, lease time.Duration, a popAnswer, gro
 	if began.Before(sent) {
 		began = sent
 	}
-	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDate: a.date}
+	d := &leaseDeadline{until: began.Add(lease), popSent: sent, popDateText: a.dateText}
 	for _, msgs := range groups {
 		for _, m := range msgs {
 			if m.CreatedAt.After(d.newest) {

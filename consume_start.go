@@ -116,7 +116,7 @@ func (s *groupStart) observe(msgs []*Message, a popAnswer) {
 	case len(msgs) > 0 || !a.bodied:
 		s.stored = true // a pop claimed messages, or the broker stored the start at once
 	case s.from.IsZero():
-		date := a.date
+		date := a.date()
 		if date.IsZero() {
 			date = time.Now() // no Date header: the client's clock is the best guess
 		}

@@ -45,9 +45,9 @@ type leaseDeadline struct {
 	mu    sync.Mutex
 	until time.Time
 
-	popSent time.Time // the client's time when the pop left
-	popDate time.Time // the answer's Date, on the broker's clock; zero when unknown
-	newest  time.Time // the newest createdAt the pop brought, on the broker's clock
+	popSent     time.Time // the client's time when the pop left
+	popDateText string    // the answer's Date, on the broker's clock, as sent; empty when unknown
+	newest      time.Time // the newest createdAt the pop brought, on the broker's clock
 }
 
 // extend moves the deadline to until, never back.
@@ -78,10 +78,11 @@ func (d *leaseDeadline) expired(now time.Time) bool {
 // was answered, and the pop left before that. ok is false when the answer said nothing of the
 // broker's clock, or contradicts itself (the pop brought a message created after its Date).
 func (d *leaseDeadline) onClientClock(t time.Time) (time.Time, bool) {
-	if d.popDate.IsZero() || t.IsZero() || d.newest.After(d.popDate.Add(time.Second)) {
+	popDate := parseDate(d.popDateText)
+	if popDate.IsZero() || t.IsZero() || d.newest.After(popDate.Add(time.Second)) {
 		return time.Time{}, false
 	}
-	since := t.Sub(d.popDate) - time.Second
+	since := t.Sub(popDate) - time.Second
 	if since <= 0 || since > maxLearnedLease {
 		return time.Time{}, false
 	}

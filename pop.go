@@ -239,9 +239,22 @@ func (c *Client) doPop(ctx context.Context, b QueueBuilder, path string, p popPa
 
 // popAnswer is what a consume loop reads from a pop's answer besides its messages.
 type popAnswer struct {
-	date    time.Time // the answer's Date header; zero when absent or unreadable
-	bodied  bool      // an empty answer came with a body (a 0.15 broker's), not as a 204
-	elapsed time.Duration
+	dateText string // the answer's Date header as sent, read only when needed (date)
+	bodied   bool   // an empty answer came with a body (a 0.15 broker's), not as a 204
+	elapsed  time.Duration
+}
+
+// date is the answer's Date header; zero when absent or unreadable. Few answers need it, so it
+// is read on demand rather than on every pop.
+func (a popAnswer) date() time.Time { return parseDate(a.dateText) }
+
+// parseDate reads a Date header; zero when absent or unreadable.
+func parseDate(text string) time.Time {
+	if text == "" {
+		return time.Time{}
+	}
+	t, _ := http.ParseTime(text)
+	return t
 }
 
 // doPopAnswer is doPop, also returning what the answer says about the broker.
@@ -263,7 +276,7 @@ func (c *Client) doPopAnswer(ctx context.Context, b *QueueBuilder, path string, 
 		}
 		return nil, info, err
 	}
-	info.date, _ = http.ParseTime(req.date)
+	info.dateText = req.date
 	if status == http.StatusNoContent || len(bytesTrimSpace(buf.Bytes())) == 0 {
 		return []*Message{}, info, nil
 	}
