@@ -228,7 +228,12 @@ func parseServer(raw string) (*server, error) {
 		return nil, invalidOption("server URL", raw, "must not have a query or fragment")
 	}
 	u.User = nil
-	return &server{base: strings.TrimSuffix(u.String(), "/"), host: u.Host}, nil
+	base := strings.TrimSuffix(u.String(), "/")
+	parsed, err := url.Parse(base)
+	if err != nil {
+		return nil, fmt.Errorf("%w: server URL %q: %v", ErrInvalidOption, raw, err)
+	}
+	return &server{base: base, parsed: parsed, host: u.Host}, nil
 }
 
 // defaultHTTPClient keeps enough idle connections per broker for many concurrent long polls.

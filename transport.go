@@ -76,7 +76,7 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	if r.body != nil {
 		body = r.body
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, a.current.url(r), body)
+	req, err := newTry(ctx, r, a.current, body)
 	if err != nil {
 		return 0, fmt.Errorf("queen: %s %s: %s", r.method, r.path, c.redact(err.Error()))
 	}
@@ -111,6 +111,21 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 		return resp.StatusCode, err
 	}
 	return resp.StatusCode, nil
+}
+
+// newTry is the retry client's request for r on s, carrying body.
+func newTry(ctx context.Context, r *request, s *server, body any) (*retryablehttp.Request, error) {
+	u, err := s.requestURL(r)
+	if err != nil {
+		return nil, err
+	}
+	hr := (&http.Request{Method: r.method, URL: u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: make(http.Header, 4), Host: u.Host}).WithContext(ctx)
+	req, err := retryablehttp.FromRequest(hr)
+	if err != nil {
+		return nil, err
+	}
+	return req, req.SetBody(body)
 }
 
 // transportReports reports whether the client's requests go through the standard transport,

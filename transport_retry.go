@@ -177,7 +177,7 @@ func prepareRetry(req *http.Request) error {
 	}
 	a.c.logger.Warn("queen: failing over", "from", a.current.host, "to", next.host,
 		"method", a.req.method, "path", a.req.path)
-	u, err := url.Parse(next.url(a.req))
+	u, err := next.requestURL(a.req)
 	if err != nil {
 		return err
 	}

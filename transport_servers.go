@@ -2,6 +2,8 @@ package queen
 
 import (
 	"hash/fnv"
+	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -12,6 +14,7 @@ const serverCooldown = 5 * time.Second
 // server is one broker and its health as this client has seen it.
 type server struct {
 	base      string       // scheme://host[/prefix], no trailing slash
+	parsed    *url.URL     // base, parsed: what a request's URL is built on
 	host      string       // for log lines
 	downUntil atomic.Int64 // unix nanoseconds; 0 or past: healthy
 }
@@ -21,6 +24,19 @@ func (s *server) url(r *request) string {
 		return s.base + r.path
 	}
 	return s.base + r.path + "?" + r.rawQuery
+}
+
+// requestURL is r's URL on s. A path with no escapes is joined to the parsed base, which spares
+// every request a parse of its whole URL; anything else is parsed, which keeps escapes as sent.
+func (s *server) requestURL(r *request) (*url.URL, error) {
+	if s.parsed == nil || s.parsed.RawPath != "" || strings.HasSuffix(s.parsed.Host, ":") ||
+		strings.IndexByte(r.path, '%') >= 0 {
+		return url.Parse(s.url(r))
+	}
+	u := *s.parsed
+	u.Path += r.path
+	u.RawQuery = r.rawQuery
+	return &u, nil
 }
 
 func (s *server) healthy(now int64) bool { return s.downUntil.Load() <= now }
