@@ -72,22 +72,11 @@ func (r *popReader) read(body *bytes.Buffer) error {
 	r.text, r.entries, r.top = r.text[:0], r.entries[:0], popTop{}
 	r.dec.Reset(body, wire.Lenient)
 	defer r.dec.Reset(&r.none) // let go of the body
-	switch r.dec.PeekKind() {
-	case '{':
-	case 'n':
-		if _, err := r.dec.ReadValue(); err != nil {
-			return err
-		}
-		return r.end()
-	default:
-		v, err := r.dec.ReadValue()
+	if opened, err := r.open('{', "", "an object"); !opened {
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("the answer is %s, want an object", v.Kind())
-	}
-	if _, err := r.dec.ReadToken(); err != nil {
-		return err
+		return r.end() // null
 	}
 	for r.dec.PeekKind() != '}' {
 		if err := r.member(); err != nil {
@@ -113,6 +102,28 @@ func (r *popReader) end() error {
 	default:
 		return err
 	}
+}
+
+// open reads the start of a value that should open with kind ('{' or '['), of member ("" for
+// the answer itself): the opening token, reporting true, or a null, reporting false. Any other
+// value is an error saying it is not want.
+func (r *popReader) open(kind jsontext.Kind, member, want string) (opened bool, err error) {
+	switch r.dec.PeekKind() {
+	case kind:
+		_, err := r.dec.ReadToken()
+		return err == nil, err
+	case 'n':
+		_, err := r.dec.ReadValue()
+		return false, err
+	}
+	v, err := r.dec.ReadValue()
+	if err != nil {
+		return false, err
+	}
+	if member == "" {
+		return false, fmt.Errorf("the answer is %s, want %s", v.Kind(), want)
+	}
+	return false, wrongKind(member, v, want)
 }
 
 // member reads the next member name, unquoted into r.name (a switch on string(r.name) does
@@ -175,31 +186,18 @@ func (r *popReader) topMember() error {
 
 // messages reads the messages array: null leaves it unset.
 func (r *popReader) messages() error {
-	switch r.dec.PeekKind() {
-	case 'n':
-		_, err := r.dec.ReadValue()
-		r.top.messagesSet = false
-		r.entries = r.entries[:0]
-		return err
-	case '[':
-	default:
-		v, err := r.dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return wrongKind("messages", v, "an array")
-	}
-	if _, err := r.dec.ReadToken(); err != nil {
-		return err
-	}
-	r.top.messagesSet = true
 	r.entries = r.entries[:0] // a repeated member counts its last value
+	opened, err := r.open('[', "messages", "an array")
+	r.top.messagesSet = opened
+	if !opened {
+		return err
+	}
 	for r.dec.PeekKind() != ']' {
 		if err := r.entry(); err != nil {
 			return err
 		}
 	}
-	_, err := r.dec.ReadToken()
+	_, err = r.dec.ReadToken()
 	return err
 }
 
@@ -207,19 +205,7 @@ func (r *popReader) messages() error {
 func (r *popReader) entry() error {
 	r.entries = append(r.entries, popEntry{})
 	e := &r.entries[len(r.entries)-1]
-	switch r.dec.PeekKind() {
-	case 'n':
-		_, err := r.dec.ReadValue()
-		return err
-	case '{':
-	default:
-		v, err := r.dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		return wrongKind("messages", v, "an array of objects")
-	}
-	if _, err := r.dec.ReadToken(); err != nil {
+	if opened, err := r.open('{', "messages", "an array of objects"); !opened {
 		return err
 	}
 	var prev *popEntry
