@@ -278,21 +278,6 @@ type leaseKeeper interface {
 	leaseLost()            // a renewal was refused: the lease is gone
 }
 
-// leaseHolder is a leaseKeeper made of funcs.
-type leaseHolder struct {
-	// extended is told of a renewal sent at sent that succeeded, with the expiry the broker
-	// answered (zero when not said), and returns when the lease now runs out.
-	extended func(sent, expiresAt time.Time) time.Time
-	failed   func(err error) // a renewal could not be sent; it is tried again soon
-	lost     func()          // a renewal was refused: the lease is gone
-}
-
-func (h *leaseHolder) renewed(sent, expiresAt time.Time) time.Time {
-	return h.extended(sent, expiresAt)
-}
-func (h *leaseHolder) renewFailed(err error) { h.failed(err) }
-func (h *leaseHolder) leaseLost()            { h.lost() }
-
 func (r *leaseRenewer) clock() clock { return r.client.clock }
 
 // extend sends one extend of leaseID by d, on ctx, and returns when the request left and the

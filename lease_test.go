@@ -456,3 +456,18 @@ func TestByDefaultASlowHandlerKeepsItsLeaseAndTheLoopLearnsTheLease(t *testing.T
 		})
 	}
 }
+
+// leaseHolder is a leaseKeeper made of funcs, for the renewer's tests.
+type leaseHolder struct {
+	// extended is told of a renewal sent at sent that succeeded, with the expiry the broker
+	// answered (zero when not said), and returns when the lease now runs out.
+	extended func(sent, expiresAt time.Time) time.Time
+	failed   func(err error) // a renewal could not be sent; it is tried again soon
+	lost     func()          // a renewal was refused: the lease is gone
+}
+
+func (h *leaseHolder) renewed(sent, expiresAt time.Time) time.Time {
+	return h.extended(sent, expiresAt)
+}
+func (h *leaseHolder) renewFailed(err error) { h.failed(err) }
+func (h *leaseHolder) leaseLost()            { h.lost() }
