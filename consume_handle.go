@@ -63,17 +63,21 @@ func (l *consumer) ended(b *leasedBatch) {
 	l.held.Add(-int64(len(b.msgs)))
 	l.heldBytes.Add(-b.bytes)
 	l.idle.ended()
-	l.freeSlot(b)
-	l.signalBudget() // what it held is released
+	if !l.freeSlot(b) {
+		l.signalBudget() // the slot went earlier; what it held is released now
+	}
 }
 
 // freeSlot gives b's handler slot back, once: at the batch's end, or when its last ack waits
-// out a backoff.
-func (l *consumer) freeSlot(b *leasedBatch) {
-	if b.slotFreed.CompareAndSwap(false, true) {
-		l.giveBack(1)
-		l.signalBudget() // the fetch loop may send a pop for it
+// out a backoff; it wakes the fetch loop, which may send a pop for it. It reports whether this
+// call gave the slot back.
+func (l *consumer) freeSlot(b *leasedBatch) bool {
+	if !b.slotFreed.CompareAndSwap(false, true) {
+		return false
 	}
+	l.giveBack(1)
+	l.signalBudget()
+	return true
 }
 
 // handle calls the handler on b's messages, one call after the other, settling what each call
