@@ -62,8 +62,8 @@ func shapeMessages(conc, batch int) int {
 	return 30000
 }
 
-// consumeFigures is what one variant measured in one round, per message.
-type consumeFigures struct{ msgsPerSec, cpuPerMsg, allocsPerMsg, bytesPerMsg float64 }
+// runFigures is what one variant measured in one run, per message or item.
+type runFigures struct{ perSec, cpuNs, allocs, bytes float64 }
 
 // runConsumeShape runs b.N rounds of raw and sdk at one shape and reports their medians.
 func runConsumeShape(b *testing.B, base string, fill *Client, conc, batch int) {
@@ -80,7 +80,7 @@ func runConsumeShape(b *testing.B, base string, fill *Client, conc, batch int) {
 				Consume(context.Background(), func(context.Context, []*Message) error { return nil })
 		}},
 	}
-	figures := map[string][]consumeFigures{}
+	figures := map[string][]runFigures{}
 	var ratios []float64
 	for round := range b.N {
 		order := slices.Clone(variants)
@@ -91,22 +91,23 @@ func runConsumeShape(b *testing.B, base string, fill *Client, conc, batch int) {
 		for _, v := range order {
 			queue := fmt.Sprintf("shape-%s-%d", v.name, time.Now().UnixNano())
 			fillShape(b, fill, queue, n)
-			f, err := measureConsume(n, func() error { return v.run(queue) })
+			runtime.GC()
+			f, err := measureRun(n, func() error { return v.run(queue) })
 			if err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
 			deleteBenchQueue(b, base, queue)
 			figures[v.name] = append(figures[v.name], f)
-			rate[v.name] = f.msgsPerSec
+			rate[v.name] = f.perSec
 		}
 		ratios = append(ratios, rate["sdk"]/rate["raw"])
 	}
 	for _, v := range variants {
 		fs := figures[v.name]
-		b.ReportMetric(median(fs, func(f consumeFigures) float64 { return f.msgsPerSec }), v.name+"-msgs/s")
-		b.ReportMetric(median(fs, func(f consumeFigures) float64 { return f.cpuPerMsg }), v.name+"-cpu-ns/msg")
-		b.ReportMetric(median(fs, func(f consumeFigures) float64 { return f.allocsPerMsg }), v.name+"-allocs/msg")
-		b.ReportMetric(median(fs, func(f consumeFigures) float64 { return f.bytesPerMsg }), v.name+"-B/msg")
+		b.ReportMetric(median(fs, func(f runFigures) float64 { return f.perSec }), v.name+"-msgs/s")
+		b.ReportMetric(median(fs, func(f runFigures) float64 { return f.cpuNs }), v.name+"-cpu-ns/msg")
+		b.ReportMetric(median(fs, func(f runFigures) float64 { return f.allocs }), v.name+"-allocs/msg")
+		b.ReportMetric(median(fs, func(f runFigures) float64 { return f.bytes }), v.name+"-B/msg")
 	}
 	b.ReportMetric(median(ratios, func(r float64) float64 { return r }), "sdk/raw")
 }
@@ -124,21 +125,21 @@ func median[T any](xs []T, f func(T) float64) float64 {
 	return (vs[len(vs)/2-1] + vs[len(vs)/2]) / 2
 }
 
-// measureConsume runs consume, which consumes n messages, and measures it.
-func measureConsume(n int, consume func() error) (consumeFigures, error) {
-	runtime.GC()
+// measureRun runs run, which handles n messages or items, and measures it: the rate, and the
+// process's CPU time, allocations and bytes allocated per message or item.
+func measureRun(n int, run func() error) (runFigures, error) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	cpu, start := testutil.ProcessCPU(), time.Now()
-	err := consume()
+	err := run()
 	elapsed, used := time.Since(start), testutil.ProcessCPU()-cpu
 	runtime.ReadMemStats(&after)
-	msgs := float64(n)
-	return consumeFigures{
-		msgsPerSec:   msgs / elapsed.Seconds(),
-		cpuPerMsg:    float64(used.Nanoseconds()) / msgs,
-		allocsPerMsg: float64(after.Mallocs-before.Mallocs) / msgs,
-		bytesPerMsg:  float64(after.TotalAlloc-before.TotalAlloc) / msgs,
+	count := float64(n)
+	return runFigures{
+		perSec: count / elapsed.Seconds(),
+		cpuNs:  float64(used.Nanoseconds()) / count,
+		allocs: float64(after.Mallocs-before.Mallocs) / count,
+		bytes:  float64(after.TotalAlloc-before.TotalAlloc) / count,
 	}, err
 }
 

@@ -6,14 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // BenchmarkPushThroughput sets Push and the Producer side by side with a raw net/http loop that
@@ -116,11 +113,11 @@ func runShape(b *testing.B, base string, goroutines int, variants []pushVariant)
 		send, finish := v.open(b, base, queue)
 		m := sendAll(b, goroutines, v.per, send, finish)
 		deleteBenchQueue(b, base, queue) // keeps the broker's memory flat across rounds
-		rate[v.name] = m.itemsPerSec
-		b.ReportMetric(m.itemsPerSec, v.name+"-items/s")
-		b.ReportMetric(m.cpuPerItem, v.name+"-cpu-µs/item")
-		b.ReportMetric(m.allocsPerItem, v.name+"-allocs/item")
-		b.ReportMetric(m.bytesPerItem, v.name+"-B/item")
+		rate[v.name] = m.perSec
+		b.ReportMetric(m.perSec, v.name+"-items/s")
+		b.ReportMetric(m.cpuNs/1e3, v.name+"-cpu-µs/item")
+		b.ReportMetric(m.allocs, v.name+"-allocs/item")
+		b.ReportMetric(m.bytes, v.name+"-B/item")
 	}
 	sdk := variants[len(variants)-1].name
 	for _, v := range variants[:len(variants)-1] {
@@ -128,46 +125,35 @@ func runShape(b *testing.B, base string, goroutines int, variants []pushVariant)
 	}
 }
 
-// sendFigures is what one variant's run measured, per item.
-type sendFigures struct{ itemsPerSec, cpuPerItem, allocsPerItem, bytesPerItem float64 }
-
 // sendAll calls send from n goroutines with consecutive chunks of up to per items until b.N
 // items are sent, then finish, and measures it.
-func sendAll(b *testing.B, n, per int, send func(first, count int) error, finish func() error) sendFigures {
+func sendAll(b *testing.B, n, per int, send func(first, count int) error, finish func() error) runFigures {
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	cpu, start := testutil.ProcessCPU(), time.Now()
-	for range n {
-		wg.Go(func() {
-			for {
-				first := int(next.Add(int64(per))) - per
-				if first >= b.N {
-					return
+	f, _ := measureRun(b.N, func() error {
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				for {
+					first := int(next.Add(int64(per))) - per
+					if first >= b.N {
+						return
+					}
+					if err := send(first, min(per, b.N-first)); err != nil {
+						b.Error(err)
+						return
+					}
 				}
-				if err := send(first, min(per, b.N-first)); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if finish != nil {
-		if err := finish(); err != nil {
-			b.Error(err)
+			})
 		}
-	}
-	elapsed, used := time.Since(start), testutil.ProcessCPU()-cpu
-	runtime.ReadMemStats(&after)
-	items := float64(b.N)
-	return sendFigures{
-		itemsPerSec:   items / elapsed.Seconds(),
-		cpuPerItem:    float64(used.Nanoseconds()) / items / 1e3,
-		allocsPerItem: float64(after.Mallocs-before.Mallocs) / items,
-		bytesPerItem:  float64(after.TotalAlloc-before.TotalAlloc) / items,
-	}
+		wg.Wait()
+		if finish != nil {
+			if err := finish(); err != nil {
+				b.Error(err)
+			}
+		}
+		return nil
+	})
+	return f
 }
 
 // benchPushItem is item i of every variant: a small JSON payload in one of 16 partitions.
