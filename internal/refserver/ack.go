@@ -19,8 +19,7 @@ func (s *Server) handleAck(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, "transactionId and partitionId are required")
 		return
 	}
-	results := s.engine.Ack([]broker.AckItem{item})
-	writeJSON(w, http.StatusOK, ackAnswer(results))
+	writeAckAnswer(w, s.engine.Ack([]broker.AckItem{item}))
 }
 
 // handleAckBatch answers a batch ack with one result per item, in array order.
@@ -34,8 +33,7 @@ func (s *Server) handleAckBatch(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusOK, []byte("[]"))
 		return
 	}
-	results := s.engine.Ack(items)
-	writeJSON(w, http.StatusOK, ackAnswer(results))
+	writeAckAnswer(w, s.engine.Ack(items))
 }
 
 // readAck reads a single ack.
@@ -121,6 +119,12 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 		it.Group = batchGroup
 	}
 	return it, nil
+}
+
+// writeAckAnswer answers an ack with its results.
+func writeAckAnswer(w http.ResponseWriter, results []broker.AckResult) {
+	answer := ackAnswer(results)
+	writeAppended(w, http.StatusOK, func(dst []byte) ([]byte, error) { return wire.AppendAckResults(dst, answer) })
 }
 
 // ackAnswer is the ack results; a missing reason or partition is null.

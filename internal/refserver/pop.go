@@ -45,7 +45,8 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	}
 	switch {
 	case len(res.Messages) > 0:
-		writeJSON(w, http.StatusOK, popAnswer(&res))
+		answer := popAnswer(&res)
+		writeAppended(w, http.StatusOK, func(dst []byte) ([]byte, error) { return wire.AppendPopAnswer(dst, &answer) })
 	case res.ConflatingEmpty:
 		writeJSON(w, http.StatusOK, wire.PopAnswer{Messages: []wire.Message{}})
 	default:

@@ -505,14 +505,17 @@ func BenchmarkWritePopAnswer(b *testing.B) {
 			Data:        []byte(`{"customer":{"id":"cust-004000","tier":"gold"},"order":91370,"qty":1,"sku":"SKU-00000"}`),
 			PartitionID: res.PartitionID, Partition: res.Partition, LeaseID: res.LeaseID, Offset: int64(i), DeliveryAttempt: 1})
 	}
+	var buf []byte
 	testutil.CPULoop(b, func() {
-		if len(encodePopAnswer(&res)) == 0 {
+		if buf = encodePopAnswer(buf[:0], &res); len(buf) == 0 {
 			b.Fatal("empty")
 		}
 	})
 }
 
-func encodePopAnswer(res *broker.PopResult) []byte {
-	b, _ := wire.Marshal(popAnswer(res))
+// encodePopAnswer appends a pop answer to dst as the broker writes it.
+func encodePopAnswer(dst []byte, res *broker.PopResult) []byte {
+	answer := popAnswer(res)
+	b, _ := wire.AppendPopAnswer(dst, &answer)
 	return b
 }

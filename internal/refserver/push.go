@@ -21,7 +21,8 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 	if len(items) > 0 {
 		results = s.engine.Push(items)
 	}
-	writeJSON(w, http.StatusCreated, pushAnswer(results))
+	answer := pushAnswer(results)
+	writeAppended(w, http.StatusCreated, func(dst []byte) ([]byte, error) { return wire.AppendPushResults(dst, answer) })
 }
 
 // readPush reads a push's items.

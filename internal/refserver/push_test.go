@@ -92,14 +92,16 @@ func BenchmarkWritePushAnswer(b *testing.B) {
 			MessageID: "01a2315b-226a-794d-be17-8b4942b4e008", PartitionID: "99fee5aa-5753-422b-be1c-ed7420de2cb2",
 			QueueName: "orders", Offset: int64(i)}
 	}
+	var buf []byte
 	testutil.CPULoop(b, func() {
-		if len(encodePushAnswer(results)) == 0 {
+		if buf = encodePushAnswer(buf[:0], results); len(buf) == 0 {
 			b.Fatal("empty")
 		}
 	})
 }
 
-func encodePushAnswer(results []broker.PushResult) []byte {
-	b, _ := wire.Marshal(pushAnswer(results))
+// encodePushAnswer appends a push answer to dst as the broker writes it.
+func encodePushAnswer(dst []byte, results []broker.PushResult) []byte {
+	b, _ := wire.AppendPushResults(dst, pushAnswer(results))
 	return b
 }

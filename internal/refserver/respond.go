@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/queenmq/queen-go/internal/broker"
 	"github.com/queenmq/queen-go/internal/wire"
@@ -26,6 +27,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	writeBody(w, status, b)
+}
+
+// answerBuffers are reused for the answers written field by field: a busy broker writes one for
+// every pop, ack and push, and a pop's can be large.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// writeAppended sends, with the given status, the answer that write appends to a reused buffer.
+func writeAppended(w http.ResponseWriter, status int, write func(dst []byte) ([]byte, error)) {
+	buf := answerBuffers.Get().(*[]byte)
+	b, err := write((*buf)[:0])
+	if err != nil {
+		WriteError(w, http.StatusInternalServerError, "encoding response: "+err.Error())
+	} else {
+		writeBody(w, status, b) // the body is written before this returns, so b can be reused
+	}
+	if cap(b) <= 1<<20 { // do not keep the buffer of a huge answer alive
+		*buf = b[:0]
+		answerBuffers.Put(buf)
+	}
 }
 
 // WriteError sends {"error":msg}, the body of every 4xx and 5xx.
