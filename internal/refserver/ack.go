@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/queenmq/queen-go/internal/broker"
+	"github.com/queenmq/queen-go/internal/names"
 	"github.com/queenmq/queen-go/internal/wire"
 )
 
@@ -108,12 +109,12 @@ func decodeAckItem(o object, batchGroup, path string, index int) (broker.AckItem
 		}
 		*dst = s // a repeated key counts its last value
 	}
-	field := "consumerGroup"
-	if index >= 0 {
-		field = fmt.Sprintf("%s[%d].%s", path, index, field)
-	}
-	if err := checkOptionalName(field, it.Group); err != nil { // checked before anything is applied
-		return it, err
+	if it.Group != "" && names.Problem(it.Group) != "" { // checked before anything is applied
+		field := "consumerGroup"
+		if index >= 0 {
+			field = fmt.Sprintf("%s[%d].%s", path, index, field)
+		}
+		return it, checkName(field, it.Group)
 	}
 	if batchGroup != "" { // the batch's group applies to every item
 		it.Group = batchGroup

@@ -72,40 +72,67 @@ func withDecoder(raw wire.Value, read func(dec *jsontext.Decoder)) {
 // validate reports the first syntax error of a body, which must hold exactly one JSON value.
 func validate(body wire.Value) (err error) {
 	withDecoder(body, func(dec *jsontext.Decoder) {
-		if err = dec.SkipValue(); err != nil {
-			return
-		}
-		switch _, err = dec.ReadToken(); err {
-		case io.EOF:
-			err = nil
-		case nil:
-			err = errors.New("invalid data after top-level value")
+		if err = dec.SkipValue(); err == nil {
+			err = atEnd(dec)
 		}
 	})
 	return err
 }
 
+// atEnd reports what follows the value the decoder has read, if anything does.
+func atEnd(dec *jsontext.Decoder) error {
+	switch _, err := dec.ReadToken(); err {
+	case io.EOF:
+		return nil
+	case nil:
+		return errors.New("invalid data after top-level value")
+	default:
+		return err
+	}
+}
+
 // splitObject splits a validated JSON object into its members.
-func splitObject(raw wire.Value) (o object) {
-	withDecoder(raw, func(dec *jsontext.Decoder) {
-		_, _ = dec.ReadToken() // {
-		o = readMembers(dec, raw)
-	})
+func splitObject(raw wire.Value) object {
+	o, _ := splitCheckedObject(raw)
 	return o
 }
 
-// readMembers reads an object's members up to and including its closing brace.
-func readMembers(dec *jsontext.Decoder, raw wire.Value) object {
+// splitCheckedObject splits a body that starts with '{' into its members, checking its syntax
+// in the same pass: it reports the first syntax error of a body that is not exactly one JSON
+// object.
+func splitCheckedObject(raw wire.Value) (o object, err error) {
+	withDecoder(raw, func(dec *jsontext.Decoder) {
+		if _, err = dec.ReadToken(); err != nil { // {
+			return
+		}
+		if o, err = readMembers(dec, raw); err == nil {
+			err = atEnd(dec)
+		}
+	})
+	return o, err
+}
+
+// readMembers reads an object's members up to and including its closing brace, reporting the
+// first syntax error.
+func readMembers(dec *jsontext.Decoder, raw wire.Value) (object, error) {
 	var o object
 	for dec.PeekKind() == '"' {
-		name, _ := dec.ReadToken()
+		name, err := dec.ReadToken()
+		if err != nil {
+			return nil, err
+		}
 		key := name.String() // before the next read voids the token
-		val, _ := dec.ReadValue()
+		val, err := dec.ReadValue()
+		if err != nil {
+			return nil, err
+		}
 		end := dec.InputOffset()
 		o = append(o, member{Key: key, Val: raw[end-int64(len(val)) : end : end]})
 	}
-	_, _ = dec.ReadToken() // }
-	return o
+	if _, err := dec.ReadToken(); err != nil { // }
+		return nil, err
+	}
+	return o, nil
 }
 
 // element is one element of an array: its raw value, and its members when it is an object.
@@ -126,7 +153,7 @@ func splitArray(raw wire.Value) (elems []element) {
 			if k == '{' {
 				_, _ = dec.ReadToken()
 				start := dec.InputOffset() - 1
-				members := readMembers(dec, raw)
+				members, _ := readMembers(dec, raw) // raw is validated
 				end := dec.InputOffset()
 				elems = append(elems, element{raw: raw[start:end:end], members: members})
 				continue
@@ -179,13 +206,17 @@ func decodeObject(body []byte) (object, error) {
 	if len(trimmed) == 0 {
 		return nil, badRequest("Empty request body")
 	}
-	if err := validate(trimmed); err != nil {
-		return nil, badRequest("Invalid JSON: %v", err)
-	}
 	if trimmed[0] != '{' {
+		if err := validate(trimmed); err != nil {
+			return nil, badRequest("Invalid JSON: %v", err)
+		}
 		return nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
 	}
-	return splitObject(trimmed), nil
+	o, err := splitCheckedObject(trimmed) // one pass both checks and splits the body
+	if err != nil {
+		return nil, badRequest("Invalid JSON: %v", err)
+	}
+	return o, nil
 }
 
 // trimJSONSpace trims JSON's four whitespace bytes, and nothing else.

@@ -57,34 +57,35 @@ func decodePushItems(raw wire.Value, path string) ([]broker.PushItem, error) {
 
 // decodePushItem checks one item; the first two texts are 0.15's, word for word.
 func decodePushItem(o object, it *broker.PushItem, path string, index int) error {
-	at := path + "[" + strconv.Itoa(index) + "]"
+	// The item's place, as errors name it; built only for an error, as a push has many items.
+	at := func() string { return path + "[" + strconv.Itoa(index) + "]" }
 	queue, ok, err := o.str("queue")
 	if err != nil || !ok {
 		return badRequest("Queue must be a string")
 	}
 	if queue == "" {
-		return badRequest("Queue must be a non-empty string (%s.queue)", at)
+		return badRequest("Queue must be a non-empty string (%s.queue)", at())
 	}
-	if err := checkName(at+".queue", queue); err != nil {
-		return err
+	if names.Problem(queue) != "" {
+		return checkName(at()+".queue", queue)
 	}
 	it.Queue = queue
 	if it.Partition, _, err = o.str("partition"); err != nil {
 		return badRequest("Partition must be a string")
 	}
-	if err := checkOptionalName(at+".partition", it.Partition); err != nil {
-		return err
+	if it.Partition != "" && names.Problem(it.Partition) != "" {
+		return checkName(at()+".partition", it.Partition)
 	}
 	if it.TransactionID, _, err = o.str("transactionId"); err != nil {
-		return badRequest("%s.transactionId must be a string or null, got %s", at, clip(o.raw("transactionId")))
+		return badRequest("%s.transactionId must be a string or null, got %s", at(), clip(o.raw("transactionId")))
 	}
 	trace, ok, err := o.str("traceId")
 	if err != nil {
-		return badRequest("%s.traceId must be a string or null, got %s", at, clip(o.raw("traceId")))
+		return badRequest("%s.traceId must be a string or null, got %s", at(), clip(o.raw("traceId")))
 	}
 	if ok {
 		if !names.IsUUID(trace) {
-			return badRequest("%s.traceId must be a UUID in canonical form, got %q", at, trace)
+			return badRequest("%s.traceId must be a UUID in canonical form, got %q", at(), trace)
 		}
 		it.TraceID = trace
 	}
