@@ -86,3 +86,20 @@ func TestDiscoveryPop(t *testing.T) {
 	none := f.pop(PopRequest{Discovery: true, Task: "fax", Wait: true, Timeout: time.Minute})
 	assert.Empty(t, none.Messages, "never long-polls")
 }
+
+// A partition's log doubles when it is full, so that a long log is not copied over and over
+// as pushes add to it, and grows at once to hold a push bigger than itself.
+func TestALogDoublesWhenFull(t *testing.T) {
+	t.Parallel()
+	full := make([]storedMessage, 1000)
+	if got := cap(growLog(full, 1)); got < 2000 {
+		t.Fatalf("a full log of 1000 grew to room for %d, want at least 2000", got)
+	}
+	if got := cap(growLog(full, 5000)); got < 6000 {
+		t.Fatalf("a log of 1000 made room for %d after a push of 5000, want at least 6000", got)
+	}
+	roomy := make([]storedMessage, 10, 100)
+	if got := growLog(roomy, 90); cap(got) != 100 {
+		t.Fatalf("a log with room for the push was copied (cap %d)", cap(got))
+	}
+}

@@ -91,12 +91,22 @@ func (e *Engine) store(items []PushItem, made []made) []PushResult {
 			for run < len(items)-i && items[i+run].Queue == it.Queue && items[i+run].Partition == it.Partition {
 				run++
 			}
-			p.msgs = slices.Grow(p.msgs, run)
+			p.msgs = growLog(p.msgs, run)
 		}
 		results[i] = e.storeOne(p, it, &made[i])
 		results[i].Index = i
 	}
 	return results
+}
+
+// growLog makes room in a partition's log for n more messages. A log only grows, and each
+// growth copies it whole, so it doubles: a long log is copied about twice over as it grows
+// rather than about five times with append's own growth, for at most as much room again.
+func growLog(msgs []storedMessage, n int) []storedMessage {
+	if cap(msgs)-len(msgs) >= n {
+		return msgs
+	}
+	return slices.Grow(msgs, max(n, len(msgs)))
 }
 
 // storeOne stores one item in p, its partition, unless its transactionId is there already.
