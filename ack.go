@@ -199,9 +199,15 @@ func (c *Client) postAcks(ctx context.Context, req *request, items []AckItem) ([
 
 // ackResults reads an ack answer into one result per item, matched by position.
 func ackResults(body []byte, req *request, items []AckItem) ([]AckResult, error) {
-	var answer []wire.AckOutcome // matched to items by position, so nothing else is read
-	if err := decodeArray(body, req, &answer); err != nil {
+	trimmed := bytesTrimSpace(body)
+	if err := objectForArray(trimmed, req); err != nil {
 		return nil, err
+	}
+	// Matched to items by position, so nothing else is read; most answers have one result.
+	var one [1]wire.AckOutcome
+	answer, err := readAckOutcomes(trimmed, one[:0])
+	if err != nil {
+		return nil, notAnArray(req, err)
 	}
 	results := make([]AckResult, len(items))
 	for i, it := range items {
@@ -228,10 +234,15 @@ func decodeArray(body []byte, req *request, out any) error {
 		return err
 	}
 	if err := wire.Unmarshal(trimmed, out); err != nil {
-		return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
-			Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
+		return notAnArray(req, err)
 	}
 	return nil
+}
+
+// notAnArray is the *APIError for a 2xx answer that could not be read as the array it should be.
+func notAnArray(req *request, err error) *APIError {
+	return &APIError{StatusCode: http.StatusOK, Method: req.method, Path: req.path,
+		Message: "answer is not a JSON array: " + err.Error(), NotJSON: true}
 }
 
 // objectForArray is the *APIError for an object answered where an array was expected (a 0.15

@@ -129,3 +129,50 @@ func TestAckBodiesAreWhatTheWireCodecWrites(t *testing.T) {
 		require.Equal(t, string(wantOne), string(appendAckRequest(nil, &one)), "single ack %d", i)
 	}
 }
+
+// The ack answer is read member by member for speed, so it must read what the wire codec reads:
+// the same outcomes from any answer, and an error wherever the codec has one.
+func FuzzReadAckOutcomes(f *testing.F) {
+	seedAnswers(f, "ack", string(ackAnswer100),
+		`[{"success":true,"success":false,"error":"a","error":null,"leaseReleased":null,"dlq":true,"x":[1,{"y":2}]}]`,
+		`[{"error":"\ud800 \u00e9 `+"\xff"+`"},null,{}]`, `[{"success":1}]`, `[{"error":7}]`, `[1]`, `[{"dlq":"true"}]`,
+		`[{"success":true}] x`, `[{"success":true},]`, `[{"Success":true,"DLQ":true}]`, ` [ ] `, `[{"error":"x"}`)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := readAckOutcomes(body, nil)
+		var want []wire.AckOutcome
+		wantErr := wire.Unmarshal(body, &want)
+		if wantErr != nil {
+			require.Error(t, err, "the codec refuses %q: %v", body, wantErr)
+			return
+		}
+		require.NoError(t, err, "the codec reads %q", body)
+		require.Len(t, got, len(want))
+		for i := range want {
+			assert.Equal(t, want[i], got[i], "result %d of %q", i, body)
+		}
+	})
+}
+
+// TestReadingAckOutcomesLikeTheCodec runs the fuzz target's seeds, which also run as the
+// target's own regression inputs; this names the cases a reader most easily gets wrong.
+func TestReadingAckOutcomesLikeTheCodec(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		body string
+		want []wire.AckOutcome
+	}{
+		{`null`, nil},
+		{`[]`, nil},
+		{`[null,{"success":true,"leaseReleased":true,"index":3,"queueName":null}]`, []wire.AckOutcome{{}, {Success: true, LeaseReleased: true}}},
+		{`[{"success":false,"error":"lease \u0065xpired","dlq":true}]`, []wire.AckOutcome{{Error: new("lease expired"), DLQ: true}}},
+		{`[{"error":"a","error":null,"success":true,"success":null}]`, []wire.AckOutcome{{}}},
+	} {
+		got, err := readAckOutcomes([]byte(tc.body), nil)
+		require.NoError(t, err, tc.body)
+		assert.Equal(t, tc.want, got, tc.body)
+	}
+	for _, body := range []string{``, `{}`, `"x"`, `[1]`, `[{"success":"yes"}]`, `[{"error":7}]`, `[] []`, `[{"dlq":true}`} {
+		_, err := readAckOutcomes([]byte(body), nil)
+		assert.Error(t, err, "%q", body)
+	}
+}

@@ -93,8 +93,11 @@ func (r *popReader) read(body *bytes.Buffer) error {
 }
 
 // end checks that nothing follows the answer.
-func (r *popReader) end() error {
-	switch _, err := r.dec.ReadToken(); {
+func (r *popReader) end() error { return answerEnd(&r.dec) }
+
+// answerEnd checks that nothing follows the answer dec has read.
+func answerEnd(dec *jsontext.Decoder) error {
+	switch _, err := dec.ReadToken(); {
 	case err == io.EOF:
 		return nil
 	case err == nil:
