@@ -204,7 +204,11 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	// Copies that send through hc as it is at each request, but never follow a redirect.
 	mainHC := *hc
-	mainHC.Transport, mainHC.CheckRedirect = liveTransport{hc}, refuseRedirect
+	live := liveTransport{hc: hc}
+	if c.auth != "" {
+		live.auth = []string{c.auth}
+	}
+	mainHC.Transport, mainHC.CheckRedirect = live, refuseRedirect
 	pollHC := mainHC
 	pollHC.Timeout = 0
 	c.http = c.newRetryClient(&mainHC, cfg)
@@ -253,9 +257,29 @@ func defaultHTTPClient() *http.Client {
 
 // liveTransport sends through hc's Transport as it is when each request leaves, so the long-poll
 // copy of a caller's http.Client follows later changes to it (a test double set after New).
-type liveTransport struct{ hc *http.Client }
+// It writes the client's headers on each request as it leaves: written before, http.Client
+// would copy them for every request, for the redirects it is told to refuse.
+type liveTransport struct {
+	hc   *http.Client
+	auth []string // the Authorization header's value, or nil without a token
+}
+
+// The values of the headers every request carries. They are shared by every request, which is
+// safe as each has room for exactly one value: adding a value to one copies it.
+var (
+	userAgentValue = []string{userAgent}
+	jsonValue      = []string{"application/json"}
+)
 
 func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	h := r.Header // the request's own, made for it; the keys are already canonical
+	h["User-Agent"], h["Accept"] = userAgentValue, jsonValue
+	if r.Body != nil && r.Body != http.NoBody {
+		h["Content-Type"] = jsonValue
+	}
+	if l.auth != nil {
+		h["Authorization"] = l.auth
+	}
 	if t := l.hc.Transport; t != nil {
 		return t.RoundTrip(r)
 	}

@@ -80,16 +80,6 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	if err != nil {
 		return 0, fmt.Errorf("queen: %s %s: %s", r.method, r.path, c.redact(err.Error()))
 	}
-	// The keys are already canonical: set them directly, with one backing array for the values.
-	vals := [...]string{userAgent, "application/json", "application/json", c.auth}
-	h := req.Header
-	h["User-Agent"], h["Accept"] = vals[0:1:1], vals[1:2:2]
-	if r.body != nil {
-		h["Content-Type"] = vals[2:3:3]
-	}
-	if c.auth != "" {
-		h["Authorization"] = vals[3:4:4]
-	}
 	resp, err := rc.Do(req)
 	if err != nil {
 		if resp != nil {
