@@ -48,7 +48,7 @@ func readAck(w http.ResponseWriter, r *http.Request) (broker.AckItem, error) {
 
 // readAckBatch reads a batch ack's items, each taking the batch's group when it names one.
 func readAckBatch(w http.ResponseWriter, r *http.Request) ([]broker.AckItem, error) {
-	o, err := readObject(w, r)
+	o, elems, err := readObjectSplitting(w, r, "acknowledgments")
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,6 @@ func readAckBatch(w http.ResponseWriter, r *http.Request) ([]broker.AckItem, err
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("acknowledgments array is required")
 	}
-	elems := splitArray(raw)
 	items := make([]broker.AckItem, len(elems))
 	for i, e := range elems {
 		if !e.isObject() {

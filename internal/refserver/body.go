@@ -38,11 +38,20 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 
 // readObject reads a request body that must be a JSON object.
 func readObject(w http.ResponseWriter, r *http.Request) (object, error) {
+	o, _, err := readObjectSplitting(w, r, "")
+	return o, err
+}
+
+// readObjectSplitting is readObject for a body whose member name is an array the handler
+// splits into its elements (a push's items, say): they come back too, split in the pass that
+// checks the body, so that a big array is read once rather than twice. They are nil unless
+// the member's value (its last, when repeated) is an array.
+func readObjectSplitting(w http.ResponseWriter, r *http.Request, name string) (object, []element, error) {
 	body, err := readBody(w, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return decodeObject(body)
+	return decodeObjectSplitting(body, name)
 }
 
 // object is a JSON object split into raw members, so a field's absence, a null and a value
@@ -93,23 +102,53 @@ func atEnd(dec *jsontext.Decoder) error {
 
 // splitObject splits a validated JSON object into its members.
 func splitObject(raw wire.Value) object {
-	o, _ := splitCheckedObject(raw)
+	o, _, _ := splitCheckedObject(raw, "")
 	return o
 }
 
 // splitCheckedObject splits a body that starts with '{' into its members, checking its syntax
 // in the same pass: it reports the first syntax error of a body that is not exactly one JSON
-// object.
-func splitCheckedObject(raw wire.Value) (o object, err error) {
+// object. The member named arrayName, when it is an array, is split into its elements too.
+func splitCheckedObject(raw wire.Value, arrayName string) (o object, elems []element, err error) {
 	withDecoder(raw, func(dec *jsontext.Decoder) {
 		if _, err = dec.ReadToken(); err != nil { // {
 			return
 		}
-		if o, err = readMembers(dec, raw); err == nil {
-			err = atEnd(dec)
+		for dec.PeekKind() == '"' {
+			var name jsontext.Token
+			if name, err = dec.ReadToken(); err != nil {
+				return
+			}
+			key := name.String() // before the next read voids the token
+			var start int64
+			if arrayName != "" && key == arrayName {
+				elems = nil // a repeated member counts its last value
+				if dec.PeekKind() == '[' {
+					if _, err = dec.ReadToken(); err != nil {
+						return
+					}
+					start = dec.InputOffset() - 1
+					if elems, err = readElements(dec, raw); err != nil {
+						return
+					}
+					end := dec.InputOffset()
+					o = append(o, member{Key: key, Val: raw[start:end:end]})
+					continue
+				}
+			}
+			var val wire.Value
+			if val, err = dec.ReadValue(); err != nil {
+				return
+			}
+			end := dec.InputOffset()
+			o = append(o, member{Key: key, Val: raw[end-int64(len(val)) : end : end]})
 		}
+		if _, err = dec.ReadToken(); err != nil { // }, or the syntax error where it should be
+			return
+		}
+		err = atEnd(dec)
 	})
-	return o, err
+	return o, elems, err
 }
 
 // readMembers reads an object's members up to and including its closing brace, reporting the
@@ -148,22 +187,42 @@ func (e element) isObject() bool { return e.raw[0] == '{' }
 // of an object element are split in the same pass.
 func splitArray(raw wire.Value) (elems []element) {
 	withDecoder(raw, func(dec *jsontext.Decoder) {
-		_, _ = dec.ReadToken() // [
-		for k := dec.PeekKind(); k != ']' && k != 0; k = dec.PeekKind() {
-			if k == '{' {
-				_, _ = dec.ReadToken()
-				start := dec.InputOffset() - 1
-				members, _ := readMembers(dec, raw) // raw is validated
-				end := dec.InputOffset()
-				elems = append(elems, element{raw: raw[start:end:end], members: members})
-				continue
+		_, _ = dec.ReadToken()            // [
+		elems, _ = readElements(dec, raw) // raw is validated
+	})
+	return elems
+}
+
+// readElements reads an array's elements, after its opening bracket, up to and including its
+// closing one, reporting the first syntax error. The members of an object element are split
+// as it is read.
+func readElements(dec *jsontext.Decoder, raw wire.Value) ([]element, error) {
+	var elems []element
+	for {
+		switch dec.PeekKind() {
+		case ']':
+			_, err := dec.ReadToken()
+			return elems, err
+		case '{':
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, err
 			}
-			val, _ := dec.ReadValue()
+			start := dec.InputOffset() - 1
+			members, err := readMembers(dec, raw)
+			if err != nil {
+				return nil, err
+			}
+			end := dec.InputOffset()
+			elems = append(elems, element{raw: raw[start:end:end], members: members})
+		default: // another value, or the syntax error there is instead
+			val, err := dec.ReadValue()
+			if err != nil {
+				return nil, err
+			}
 			end := dec.InputOffset()
 			elems = append(elems, element{raw: raw[end-int64(len(val)) : end : end]})
 		}
-	})
-	return elems
+	}
 }
 
 // get returns a member's raw value; a repeated key counts its last value, as in encoding/json.
@@ -202,21 +261,28 @@ func badRequest(format string, args ...any) error {
 
 // decodeObject parses a required JSON object body.
 func decodeObject(body []byte) (object, error) {
+	o, _, err := decodeObjectSplitting(body, "")
+	return o, err
+}
+
+// decodeObjectSplitting parses a required JSON object body, splitting the array member name
+// as readObjectSplitting does.
+func decodeObjectSplitting(body []byte, name string) (object, []element, error) {
 	trimmed := trimJSONSpace(body)
 	if len(trimmed) == 0 {
-		return nil, badRequest("Empty request body")
+		return nil, nil, badRequest("Empty request body")
 	}
 	if trimmed[0] != '{' {
 		if err := validate(trimmed); err != nil {
-			return nil, badRequest("Invalid JSON: %v", err)
+			return nil, nil, badRequest("Invalid JSON: %v", err)
 		}
-		return nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
+		return nil, nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
 	}
-	o, err := splitCheckedObject(trimmed) // one pass both checks and splits the body
+	o, elems, err := splitCheckedObject(trimmed, name) // one pass both checks and splits the body
 	if err != nil {
-		return nil, badRequest("Invalid JSON: %v", err)
+		return nil, nil, badRequest("Invalid JSON: %v", err)
 	}
-	return o, nil
+	return o, elems, nil
 }
 
 // trimJSONSpace trims JSON's four whitespace bytes, and nothing else.

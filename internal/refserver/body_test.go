@@ -58,6 +58,13 @@ func TestMalformedRequestsAreRefusedAndChangeNothing(t *testing.T) {
 		bad("items null", "POST", "/api/v1/push", `{"items":null}`, "items array is required"),
 		bad("items object", "POST", "/api/v1/push", `{"items":{"queue":"v"}}`, "items array is required"),
 		bad("item number", "POST", "/api/v1/push", `{"items":[{"queue":"v"},7]}`, "items[1]", "object"),
+		// The items are split as the body is checked: a repeated member counts its last value,
+		// and a syntax error inside an item refuses the body.
+		bad("items repeated, the last not an array", "POST", "/api/v1/push", `{"items":[{"queue":"v"}],"items":7}`, "items array is required"),
+		bad("item with a trailing comma", "POST", "/api/v1/push", `{"items":[{"queue":"v",}]}`, "Invalid JSON"),
+		bad("items with a trailing comma", "POST", "/api/v1/push", `{"items":[{"queue":"v"},]}`, "Invalid JSON"),
+		bad("acknowledgments repeated, the last not an array", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":"t","partitionId":"p"}],"acknowledgments":{}}`, "acknowledgments array is required"),
+		bad("acknowledgment with a bad value", "POST", "/api/v1/ack/batch", `{"acknowledgments":[{"transactionId":tru}]}`, "Invalid JSON"),
 		bad("item null", "POST", "/api/v1/push", `{"items":[null]}`, "items[0]", "object"),
 		bad("queue absent", "POST", "/api/v1/push", `{"items":[{"payload":{}}]}`, "Queue must be a string"),
 		bad("queue null", "POST", "/api/v1/push", `{"items":[{"queue":null}]}`, "Queue must be a string"),

@@ -27,19 +27,27 @@ func (s *Server) handlePush(w http.ResponseWriter, r *http.Request) {
 
 // readPush reads a push's items.
 func readPush(w http.ResponseWriter, r *http.Request) ([]broker.PushItem, error) {
-	o, err := readObject(w, r)
+	o, elems, err := readObjectSplitting(w, r, "items")
 	if err != nil {
 		return nil, err
 	}
-	return decodePushItems(o.raw("items"), "items")
+	return pushItemsOf(o.raw("items"), elems, "items")
 }
 
 // decodePushItems validates an items array all or nothing; path names it in errors.
 func decodePushItems(raw wire.Value, path string) ([]broker.PushItem, error) {
+	var elems []element
+	if len(raw) > 0 && raw[0] == '[' {
+		elems = splitArray(raw)
+	}
+	return pushItemsOf(raw, elems, path)
+}
+
+// pushItemsOf validates the items of raw, already split into elems, all or nothing.
+func pushItemsOf(raw wire.Value, elems []element, path string) ([]broker.PushItem, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, badRequest("items array is required")
 	}
-	elems := splitArray(raw)
 	if err := checkPushItemCount(len(elems)); err != nil {
 		return nil, err
 	}

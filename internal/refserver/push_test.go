@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/queenmq/queen-go/internal/broker"
@@ -55,6 +56,19 @@ func TestPushOfNoItemsAnswersAnEmptyArray(t *testing.T) {
 	r := c.Post("/api/v1/push", `{"items":[]}`)
 	if r.Status != http.StatusCreated || string(r.Body) != "[]" {
 		t.Fatalf("got %d %s, want 201 []", r.Status, r.Body)
+	}
+}
+
+// A repeated items member counts its last value, as every repeated member does: only the
+// last array is pushed.
+func TestPushOfRepeatedItemsStoresTheLastArray(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	r := c.Post("/api/v1/push", `{"items":[{"queue":"twice","transactionId":"first"}],"items":7,`+
+		`"items":[{"queue":"twice","transactionId":"last","payload":1},{"queue":"twice","transactionId":"also"}]}`)
+	if r.Status != http.StatusCreated || !strings.Contains(string(r.Body), `"last"`) ||
+		strings.Contains(string(r.Body), `"first"`) || strings.Count(string(r.Body), `"index"`) != 2 {
+		t.Fatalf("got %d %s, want the last array's two items stored", r.Status, r.Body)
 	}
 }
 
