@@ -20,9 +20,15 @@ const maxBodyBytes = 32 << 20
 // errBodyTooLarge is answered with 413.
 var errBodyTooLarge = errors.New("request body too large")
 
+// presizeBytes bounds the buffer a body is first read into, sized for the Content-Length it
+// announces: a body read into a buffer of the right size is not copied as the buffer grows,
+// and a connection that announces a large body and sends none holds little memory.
+const presizeBytes = 64 << 10
+
 // readBody reads the whole request body under maxBodyBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	size := int(min(max(r.ContentLength, 0), presizeBytes)) + 1 // + 1: room to read the end
+	body, err := readInto(make([]byte, 0, size), http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -34,6 +40,23 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
+}
+
+// readInto reads r to its end, appending to buf and growing it as io.ReadAll does.
+func readInto(buf []byte, r io.Reader) ([]byte, error) {
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
 
 // readObject reads a request body that must be a JSON object.

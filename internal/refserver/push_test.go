@@ -88,11 +88,11 @@ func TestABodyOverTheLimitIsRefused(t *testing.T) {
 func BenchmarkReadPushRequest(b *testing.B) {
 	body := pushBody("push-bench", 100, 0)
 	testutil.CPULoop(b, func() {
-		o, err := decodeObject(body)
+		o, elems, err := decodeObjectSplitting(body, "items")
 		if err != nil {
 			b.Fatal(err)
 		}
-		if items, err := decodePushItems(o.raw("items"), "items"); err != nil || len(items) != 100 {
+		if items, err := pushItemsOf(o.raw("items"), elems, "items"); err != nil || len(items) != 100 {
 			b.Fatal(err)
 		}
 	})
