@@ -48,8 +48,8 @@ type popEntry struct {
 	partitionID, partition, lease span
 	group, queue                  span
 	data                          []byte
-	offset, attempt               int64
-	offsetSet, attemptSet         bool
+	offset, deliveryAttempt       int64
+	offsetSet, deliveryAttemptSet bool
 }
 
 // popReader reads one pop answer at a time.
@@ -246,7 +246,7 @@ func (r *popReader) entry() error {
 		case "offset":
 			e.offset, e.offsetSet, err = r.integer("offset", 64)
 		case "deliveryAttempt":
-			e.attempt, e.attemptSet, err = r.integer("deliveryAttempt", strconv.IntSize)
+			e.deliveryAttempt, e.deliveryAttemptSet, err = r.integer("deliveryAttempt", strconv.IntSize)
 		default:
 			err = r.dec.SkipValue()
 		}
@@ -386,8 +386,8 @@ func decodePopBuffer(buf *bytes.Buffer, path, route string) ([]*Message, error) 
 		if e.offsetSet {
 			m.Offset = e.offset
 		}
-		if e.attemptSet {
-			m.DeliveryAttempt = int(e.attempt)
+		if e.deliveryAttemptSet {
+			m.DeliveryAttempt = int(e.deliveryAttempt)
 		}
 		// An unreadable time must not lose a leased batch: it is left zero.
 		m.CreatedAt, _ = time.Parse(time.RFC3339Nano, at(e.createdAt))
