@@ -50,7 +50,10 @@ func AppendPopAnswer(dst []byte, a *PopAnswer) ([]byte, error) {
 		w.name(`"paused":`).boolean(true)
 	}
 	w.b = append(w.b, '}')
-	return w.result(dst[:start], func() ([]byte, error) { return Marshal(a) })
+	if w.failed {
+		return appendMarshal(dst[:start], a)
+	}
+	return w.b, nil
 }
 
 // message appends one message of a pop answer.
@@ -72,34 +75,20 @@ func (w *appender) message(m *Message) {
 
 // AppendAckResults appends results as Marshal writes them.
 func AppendAckResults(dst []byte, results []AckResult) ([]byte, error) {
-	start := len(dst)
-	w := appender{b: append(dst, '[')}
-	for i := range results {
-		r := &results[i]
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = append(w.b, `{"index":`...)
+	return appendArray(dst, results, func(b []byte, r *AckResult) []byte {
+		w := appender{b: append(b, `{"index":`...)}
 		w.int(int64(r.Index)).name(`"transactionId":`).str(r.TransactionID)
 		w.name(`"success":`).boolean(r.Success).name(`"error":`).strOrNull(r.Error)
 		w.name(`"leaseReleased":`).boolean(r.LeaseReleased).name(`"dlq":`).boolean(r.DLQ)
 		w.name(`"queueName":`).strOrNull(r.QueueName).name(`"partitionName":`).strOrNull(r.PartitionName)
-		w.b = append(w.b, '}')
-	}
-	w.b = append(w.b, ']')
-	return w.result(dst[:start], func() ([]byte, error) { return Marshal(results) })
+		return append(w.b, '}')
+	})
 }
 
 // AppendPushResults appends results as Marshal writes them.
 func AppendPushResults(dst []byte, results []PushResult) ([]byte, error) {
-	start := len(dst)
-	w := appender{b: append(dst, '[')}
-	for i := range results {
-		r := &results[i]
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = append(w.b, `{"index":`...)
+	return appendArray(dst, results, func(b []byte, r *PushResult) []byte {
+		w := appender{b: append(b, `{"index":`...)}
 		w.int(int64(r.Index)).name(`"transaction_id":`).str(r.TransactionID).name(`"status":`).str(r.Status)
 		w.name(`"message_id":`).str(r.MessageID)
 		if r.PartitionID != nil {
@@ -110,10 +99,20 @@ func AppendPushResults(dst []byte, results []PushResult) ([]byte, error) {
 			w.name(`"offset":`).int(*r.Offset)
 		}
 		w.optStr(`"error":`, r.Error)
-		w.b = append(w.b, '}')
+		return append(w.b, '}')
+	})
+}
+
+// appendArray appends xs as a JSON array, each element appended by write, which always can.
+func appendArray[T any](dst []byte, xs []T, write func(b []byte, x *T) []byte) ([]byte, error) {
+	b := append(dst, '[')
+	for i := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = write(b, &xs[i])
 	}
-	w.b = append(w.b, ']')
-	return w.result(dst[:start], func() ([]byte, error) { return Marshal(results) })
+	return append(b, ']'), nil
 }
 
 // appender writes JSON into b. Names are written with the comma that separates them from the
@@ -177,13 +176,10 @@ func (w *appender) raw(v Value) *appender {
 	return w
 }
 
-// result is what was written, or, when something could not be written the fast way, what
-// marshal writes, appended to dst.
-func (w *appender) result(dst []byte, marshal func() ([]byte, error)) ([]byte, error) {
-	if !w.failed {
-		return w.b, nil
-	}
-	b, err := marshal()
+// appendMarshal appends what Marshal writes for v, for an answer that could not be written the
+// fast way.
+func appendMarshal(dst []byte, v any) ([]byte, error) {
+	b, err := Marshal(v)
 	if err != nil {
 		return dst, err
 	}
