@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -38,7 +37,9 @@ func BenchmarkConsumeClientCost(b *testing.B) {
 			}{
 				// Without a Timeout, as in BenchmarkConsumeShapes; the SDK's own client has its
 				// default one, which it applies without http.Client's timer and goroutine.
-				{"raw", func(t http.RoundTripper) error { return rawConsumeLoops(&http.Client{Transport: t}, conc, n) }},
+				{"raw", func(t http.RoundTripper) error {
+					return rawPopAckLoops(&http.Client{Transport: t}, costPopURL, costAckURL, conc, n)
+				}},
 				{"sdk", func(t http.RoundTripper) error {
 					hc := &http.Client{Transport: t, Timeout: defaultHTTPTimeout}
 					c, err := New(costBrokerURL, WithHTTPClient(hc))
@@ -75,31 +76,12 @@ func BenchmarkConsumeClientCost(b *testing.B) {
 	}
 }
 
-const costBrokerURL = "http://broker.invalid:6632"
-
-// rawConsumeLoops is conc goroutines that pop one message and ack it until n are acked.
-func rawConsumeLoops(hc *http.Client, conc, n int) error {
-	popURL := costBrokerURL + "/api/v1/pop/queue/q?batch=1"
-	ackURL := costBrokerURL + "/api/v1/ack/batch"
-	var acked atomic.Int64
-	errs := make(chan error, conc)
-	var wg sync.WaitGroup
-	for range conc {
-		wg.Go(func() {
-			for acked.Load() < int64(n) {
-				got, err := rawPopAck(hc, popURL, ackURL)
-				if err != nil {
-					errs <- err
-					return
-				}
-				acked.Add(int64(got))
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
-}
+// The broker the in-memory transport stands for, and the raw loop's requests to it.
+const (
+	costBrokerURL = "http://broker.invalid:6632"
+	costPopURL    = costBrokerURL + "/api/v1/pop/queue/q?batch=1"
+	costAckURL    = costBrokerURL + "/api/v1/ack/batch"
+)
 
 // inMemoryBroker answers pops and acks in memory: each pop leases one new message, of 8
 // partitions in turn, and each ack succeeds for every item it carries.

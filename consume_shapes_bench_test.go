@@ -167,8 +167,12 @@ func rawConsumeShape(base, queue string, conc, batch, n int) error {
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 1024, 512
 	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
-	popURL := base + route.PopQueue.Path(queue) + "?batch=" + strconv.Itoa(batch)
-	ackURL := base + route.AckBatch.Path()
+	return rawPopAckLoops(hc, base+route.PopQueue.Path(queue)+"?batch="+strconv.Itoa(batch), base+route.AckBatch.Path(), conc, n)
+}
+
+// rawPopAckLoops is conc goroutines that each pop from popURL and ack at ackURL what they
+// brought, until n messages are acked.
+func rawPopAckLoops(hc *http.Client, popURL, ackURL string, conc, n int) error {
 	var acked atomic.Int64
 	errs := make(chan error, conc)
 	var wg sync.WaitGroup
