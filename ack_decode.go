@@ -3,6 +3,7 @@ package queen
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -115,7 +116,7 @@ func (r *ackReader) boolean(dst *bool) error {
 		*dst = err == nil && k != 'n' && tok.Bool()
 		return err
 	default:
-		return r.notA(k, "member "+string(r.name), "a boolean")
+		return r.notA(k, "member "+strconv.Quote(string(r.name)), "a boolean")
 	}
 }
 
@@ -136,7 +137,7 @@ func (r *ackReader) errorText(dst **string) error {
 		*dst = &s
 		return nil
 	default:
-		return r.notA(k, "member error", "a string")
+		return r.notA(k, `member "error"`, "a string or null")
 	}
 }
 
@@ -146,7 +147,7 @@ func (r *ackReader) notA(k jsontext.Kind, what, want string) error {
 	if _, err := r.dec.ReadValue(); err != nil {
 		return err
 	}
-	return fmt.Errorf("%s is %s, want %s", what, k, want)
+	return fmt.Errorf("%s is %s, want %s", what, kindName(k), want)
 }
 
 // end checks that nothing follows the answer.

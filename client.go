@@ -204,11 +204,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	// Copies that send through hc as it is at each request, but never follow a redirect.
 	mainHC := *hc
-	live := liveTransport{hc: hc}
-	if c.auth != "" {
-		live.auth = []string{c.auth}
-	}
-	mainHC.Transport, mainHC.CheckRedirect = live, refuseRedirect
+	mainHC.Transport, mainHC.CheckRedirect = liveTransport{hc: hc, auth: c.auth}, refuseRedirect
 	pollHC := mainHC
 	pollHC.Timeout = 0
 	c.http = c.newRetryClient(&mainHC, cfg)
@@ -261,24 +257,22 @@ func defaultHTTPClient() *http.Client {
 // would copy them for every request, for the redirects it is told to refuse.
 type liveTransport struct {
 	hc   *http.Client
-	auth []string // the Authorization header's value, or nil without a token
+	auth string // the Authorization header's value, or "" without a token
 }
 
-// The values of the headers every request carries. They are shared by every request, which is
-// safe as each has room for exactly one value: adding a value to one copies it.
-var (
-	userAgentValue = []string{userAgent}
-	jsonValue      = []string{"application/json"}
-)
-
 func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	h := r.Header // the request's own, made for it; the keys are already canonical
-	h["User-Agent"], h["Accept"] = userAgentValue, jsonValue
-	if r.Body != nil && r.Body != http.NoBody {
-		h["Content-Type"] = jsonValue
-	}
-	if l.auth != nil {
-		h["Authorization"] = l.auth
+	// The request's own header, made for it; a retry sends the request again as it is.
+	if h := r.Header; h["User-Agent"] == nil {
+		// The values are the request's own too, in one array, so that a transport further
+		// down that edits one in place edits nothing else. The keys are already canonical.
+		vals := [...]string{userAgent, "application/json", "application/json", l.auth}
+		h["User-Agent"], h["Accept"] = vals[0:1:1], vals[1:2:2]
+		if r.Body != nil && r.Body != http.NoBody {
+			h["Content-Type"] = vals[2:3:3]
+		}
+		if l.auth != "" {
+			h["Authorization"] = vals[3:4:4]
+		}
 	}
 	if t := l.hc.Transport; t != nil {
 		return t.RoundTrip(r)

@@ -163,7 +163,9 @@ func (w *appender) int(n int64) *appender {
 	return w
 }
 
-// raw appends a raw value compacted, as Marshal writes it.
+// raw appends a raw value compacted, as Marshal writes it. Marshal also refuses a value nested
+// deeper than its limit counting from the answer's top, which this does not check: a broker's
+// payloads came nested in a push's request, at least as deep, under the same limit.
 func (w *appender) raw(v Value) *appender {
 	if len(v) == 0 {
 		w.failed = true
