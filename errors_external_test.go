@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -24,10 +23,7 @@ import (
 // refused connection, a refused renewal.
 func TestAnErrorSaysQueenOnce(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	refused := "http://" + ln.Addr().String()
-	require.NoError(t, ln.Close())
+	refused := testutil.RefusedURL
 
 	errs := map[string]error{}
 	srv := queentest.NewServer(t)

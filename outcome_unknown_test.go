@@ -3,7 +3,6 @@ package queen_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -224,13 +223,9 @@ func TestReplayLostAnswerIsOutcomeUnknown(t *testing.T) {
 // A call that never reached the broker (nothing listens) is not an unknown outcome.
 func TestAckNeverSentIsNotOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	c := stubClient(t, "http://"+addr, queen.WithRetry(1, time.Millisecond, time.Millisecond))
+	c := stubClient(t, testutil.RefusedURL, queen.WithRetry(1, time.Millisecond, time.Millisecond))
 	m := &queen.Message{TransactionID: "t", PartitionID: "p", LeaseID: "l"}
-	_, err = c.Ack(context.Background(), m, queen.StatusCompleted)
+	_, err := c.Ack(context.Background(), m, queen.StatusCompleted)
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, queen.ErrOutcomeUnknown)
 }

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/queenmq/queen-go/internal/testmode"
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Command lines written for the Go-flag queenctl keep their meaning: single-dash long flags
@@ -259,7 +260,7 @@ func TestCompletionOfNames(t *testing.T) {
 		assert.Equal(t, tc.want+":4\n", r.stdout, tc.args)
 	}
 	start := time.Now()
-	r := queenctl(t, map[string]string{"QUEEN_URL": "http://127.0.0.1:1"}, "__complete", "queue", "show", "")
+	r := queenctl(t, map[string]string{"QUEEN_URL": testutil.RefusedURL}, "__complete", "queue", "show", "")
 	assert.Equal(t, exitOK, r.code)
 	assert.Equal(t, ":4\n", r.stdout)
 	assert.Less(t, time.Since(start), completionTimeout+time.Second)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/queenmq/queen-go/internal/testutil"
 )
 
 // Every command prints its usage and its flags with --help (or -h), exits 0 and writes nothing
@@ -137,11 +138,7 @@ func TestServerAndTokenFromFlagsOrEnvironment(t *testing.T) {
 // 404 page from something that is not a Queen broker says so.
 func TestUnreachableAndNotQueen(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	dead := "http://" + ln.Addr().String()
-	require.NoError(t, ln.Close())
-	env := map[string]string{"QUEEN_URL": dead}
+	env := map[string]string{"QUEEN_URL": testutil.RefusedURL}
 	for _, args := range [][]string{{"ping"}, {"status"}, {"queue", "list"}, {"lag", "--min", "1"}, {"messages", "peek", "q"}, {"version"},
 		{"push", "q", "--data", "1"}, {"push", "q", "--data", "1 2"}, {"tail", "q"}} {
 		r := queenctl(t, env, args...)
