@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/queenmq/queen-go/internal/broker"
@@ -45,8 +46,12 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	}
 	switch {
 	case len(res.Messages) > 0:
-		answer := popAnswer(&res)
+		msgs := popMessages.Get().(*[]wire.Message)
+		answer := popAnswer(&res, (*msgs)[:0])
 		writeAppended(w, http.StatusOK, func(dst []byte) ([]byte, error) { return wire.AppendPopAnswer(dst, &answer) })
+		clear(answer.Messages) // let go of the batch's data
+		*msgs = answer.Messages[:0]
+		popMessages.Put(msgs)
 	case res.ConflatingEmpty:
 		writeJSON(w, http.StatusOK, wire.PopAnswer{Messages: []wire.Message{}})
 	default:
@@ -124,20 +129,32 @@ func parsePopRequest(q query, req *broker.PopRequest) error {
 // leaseSeconds is still a positive integer, so it is clamped rather than refused.
 const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
 
-// popAnswer is the pop result. The group is named in full, __QUEUE_MODE__ included.
-func popAnswer(res *broker.PopResult) wire.PopAnswer {
+// popMessages are reused for the messages of pop answers: a busy broker writes one per pop.
+var popMessages = sync.Pool{New: func() any { return new([]wire.Message) }}
+
+// popAnswer is the pop result, its messages appended to msgs. The group is named in full,
+// __QUEUE_MODE__ included.
+func popAnswer(res *broker.PopResult, msgs []wire.Message) wire.PopAnswer {
 	group := groupName(res.ConsumerGroup)
-	msgs := make([]wire.Message, len(res.Messages))
+	// Every message's createdAt, written into one string: one allocation for the batch.
+	times := make([]byte, 0, len(res.Messages)*len(wire.TimeLayout))
+	ends := make([]int, len(res.Messages))
+	for i := range res.Messages {
+		times = res.Messages[i].CreatedAt.UTC().AppendFormat(times, wire.TimeLayout)
+		ends[i] = len(times)
+	}
+	allTimes, start := string(times), 0
 	for i := range res.Messages {
 		m := &res.Messages[i]
 		mg := m.ConsumerGroup
 		if mg == "" {
 			mg = group
 		}
-		msgs[i] = wire.Message{ID: m.ID, TransactionID: m.TransactionID, TraceID: nullable(m.TraceID),
-			Data: dataOr(m.Data, "{}"), CreatedAt: m.CreatedAt.UTC().Format(wire.TimeLayout), PartitionID: m.PartitionID,
+		msgs = append(msgs, wire.Message{ID: m.ID, TransactionID: m.TransactionID, TraceID: nullable(m.TraceID),
+			Data: dataOr(m.Data, "{}"), CreatedAt: allTimes[start:ends[i]], PartitionID: m.PartitionID,
 			Partition: m.Partition, LeaseID: m.LeaseID, ConsumerGroup: mg,
-			Offset: &m.Offset, DeliveryAttempt: &m.DeliveryAttempt}
+			Offset: &m.Offset, DeliveryAttempt: &m.DeliveryAttempt})
+		start = ends[i]
 	}
 	return wire.PopAnswer{Success: new(true), Queue: res.Queue, Partition: res.Partition,
 		PartitionID: &res.PartitionID, LeaseID: &res.LeaseID, ConsumerGroup: group,

@@ -506,16 +506,39 @@ func BenchmarkWritePopAnswer(b *testing.B) {
 			PartitionID: res.PartitionID, Partition: res.Partition, LeaseID: res.LeaseID, Offset: int64(i), DeliveryAttempt: 1})
 	}
 	var buf []byte
+	var msgs []wire.Message
 	testutil.CPULoop(b, func() {
-		if buf = encodePopAnswer(buf[:0], &res); len(buf) == 0 {
+		if buf, msgs = encodePopAnswer(buf[:0], msgs[:0], &res); len(buf) == 0 {
 			b.Fatal("empty")
 		}
 	})
 }
 
-// encodePopAnswer appends a pop answer to dst as the broker writes it.
-func encodePopAnswer(dst []byte, res *broker.PopResult) []byte {
-	answer := popAnswer(res)
+// encodePopAnswer appends a pop answer to dst as the broker writes it, its messages built in
+// msgs, which it returns for the next answer.
+func encodePopAnswer(dst []byte, msgs []wire.Message, res *broker.PopResult) ([]byte, []wire.Message) {
+	answer := popAnswer(res, msgs)
 	b, _ := wire.AppendPopAnswer(dst, &answer)
-	return b
+	return b, answer.Messages
+}
+
+// A pop answer's messages each carry their own createdAt, in the written layout, whatever the
+// reused slice they are built in held before.
+func TestPopAnswerGivesEachMessageItsOwnTime(t *testing.T) {
+	t.Parallel()
+	var res broker.PopResult
+	base := time.Date(2026, 12, 2, 1, 2, 3, 4000, time.FixedZone("", 3600))
+	for i := range 3 {
+		res.Messages = append(res.Messages, broker.Message{ID: itoa(i), CreatedAt: base.Add(time.Duration(i) * 1500 * time.Millisecond)})
+	}
+	used := []wire.Message{{ID: "stale", CreatedAt: "stale"}}
+	answer := popAnswer(&res, used[:0])
+	if len(answer.Messages) != 3 {
+		t.Fatalf("%d messages, want 3", len(answer.Messages))
+	}
+	for i, m := range answer.Messages {
+		if want := res.Messages[i].CreatedAt.UTC().Format(wire.TimeLayout); m.ID != itoa(i) || m.CreatedAt != want {
+			t.Errorf("message %d: id %q createdAt %q, want %q", i, m.ID, m.CreatedAt, want)
+		}
+	}
 }

@@ -98,10 +98,13 @@ func dataOr(data []byte, absent string) wire.Value {
 	return data
 }
 
-// nullable is s, or nil (null) for "".
+// nullable is s, or nil (null) for "". It copies s into a string of its own only when there
+// is one: taking s's address would move s to the heap on every call, null or not.
 func nullable(s string) *string {
 	if s == "" {
 		return nil
 	}
-	return &s
+	p := new(string)
+	*p = s
+	return p
 }
