@@ -49,9 +49,11 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 		msgs := popMessages.Get().(*[]wire.Message)
 		answer := popAnswer(&res, (*msgs)[:0])
 		writeAppended(w, http.StatusOK, func(dst []byte) ([]byte, error) { return wire.AppendPopAnswer(dst, &answer) })
-		clear(answer.Messages) // let go of the batch's data
-		*msgs = answer.Messages[:0]
-		popMessages.Put(msgs)
+		if cap(answer.Messages) <= maxPooledMessages { // do not keep a huge batch's slice alive
+			clear(answer.Messages) // let go of the batch's data
+			*msgs = answer.Messages[:0]
+			popMessages.Put(msgs)
+		}
 	case res.ConflatingEmpty:
 		writeJSON(w, http.StatusOK, wire.PopAnswer{Messages: []wire.Message{}})
 	default:
@@ -131,6 +133,9 @@ const maxLeaseSeconds = int64(math.MaxInt64 / int64(time.Second))
 
 // popMessages are reused for the messages of pop answers: a busy broker writes one per pop.
 var popMessages = sync.Pool{New: func() any { return new([]wire.Message) }}
+
+// maxPooledMessages is the most messages a reused slice keeps room for.
+const maxPooledMessages = 1000
 
 // popAnswer is the pop result, its messages appended to msgs. The group is named in full,
 // __QUEUE_MODE__ included.
