@@ -44,7 +44,7 @@ func readAckOutcomes(body []byte, out []wire.AckOutcome) ([]wire.AckOutcome, err
 }
 
 func (r *ackReader) read(out []wire.AckOutcome) ([]wire.AckOutcome, error) {
-	switch k := r.dec.PeekKind(); k {
+	switch r.dec.PeekKind() {
 	case 'n':
 		_, err := r.dec.ReadValue()
 		return out, err
@@ -53,10 +53,10 @@ func (r *ackReader) read(out []wire.AckOutcome) ([]wire.AckOutcome, error) {
 			return nil, err
 		}
 	default:
-		return nil, r.notA(k, "the answer", "an array")
+		return nil, r.notA("the answer", "an array")
 	}
 	for {
-		switch k := r.dec.PeekKind(); k {
+		switch r.dec.PeekKind() {
 		case ']':
 			_, err := r.dec.ReadToken()
 			return out, err
@@ -72,7 +72,7 @@ func (r *ackReader) read(out []wire.AckOutcome) ([]wire.AckOutcome, error) {
 			}
 			out = append(out, o)
 		default:
-			return nil, r.notA(k, "a result", "an object")
+			return nil, r.notA("a result", "an object")
 		}
 	}
 }
@@ -116,13 +116,13 @@ func (r *ackReader) boolean(dst *bool) error {
 		*dst = err == nil && k != 'n' && tok.Bool()
 		return err
 	default:
-		return r.notA(k, "member "+strconv.Quote(string(r.name)), "a boolean")
+		return r.notA("member "+strconv.Quote(string(r.name)), "a boolean")
 	}
 }
 
 // errorText reads the error member: a string, or null for none.
 func (r *ackReader) errorText(dst **string) error {
-	switch k := r.dec.PeekKind(); k {
+	switch r.dec.PeekKind() {
 	case 'n':
 		_, err := r.dec.ReadValue()
 		*dst = nil
@@ -137,17 +137,18 @@ func (r *ackReader) errorText(dst **string) error {
 		*dst = &s
 		return nil
 	default:
-		return r.notA(k, `member "error"`, "a string or null")
+		return r.notA(`member "error"`, "a string or null")
 	}
 }
 
-// notA is the error for a value of kind k where want was expected, or the decoder's own error
-// when there is no value to read (a kind of 0).
-func (r *ackReader) notA(k jsontext.Kind, what, want string) error {
-	if _, err := r.dec.ReadValue(); err != nil {
+// notA is the error for the next value, where want was expected, or the decoder's own error
+// when there is no value to read.
+func (r *ackReader) notA(what, want string) error {
+	v, err := r.dec.ReadValue()
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%s is %s, want %s", what, kindName(k), want)
+	return fmt.Errorf("%s is %s, want %s", what, wire.KindOf(v), want)
 }
 
 // end checks that nothing follows the answer.

@@ -64,26 +64,7 @@ type popReader struct {
 
 // wrongKind says what a member held instead of what the answer's shape wants.
 func wrongKind(member string, v jsontext.Value, want string) error {
-	return fmt.Errorf("member %q is %s, want %s", member, kindName(v.Kind()), want)
-}
-
-// kindName names a kind of JSON value for an error: "an array", "a number".
-func kindName(k jsontext.Kind) string {
-	switch k {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case '0':
-		return "a number"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "nothing"
+	return fmt.Errorf("member %q is %s, want %s", member, wire.KindOf(v), want)
 }
 
 // read decodes body into r.top and r.entries.
@@ -143,7 +124,7 @@ func (r *popReader) open(kind jsontext.Kind, member, want string) (opened bool, 
 		return false, err
 	}
 	if member == "" {
-		return false, fmt.Errorf("the answer is %s, want %s", kindName(v.Kind()), want)
+		return false, fmt.Errorf("the answer is %s, want %s", wire.KindOf(v), want)
 	}
 	return false, wrongKind(member, v, want)
 }

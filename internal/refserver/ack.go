@@ -66,7 +66,7 @@ func readAckBatch(w http.ResponseWriter, r *http.Request) ([]broker.AckItem, err
 	items := make([]broker.AckItem, len(elems))
 	for i, e := range elems {
 		if !e.isObject() {
-			return nil, badRequest("acknowledgments[%d] must be an object, got %s", i, kindOf(e.raw))
+			return nil, badRequest("acknowledgments[%d] must be an object, got %s", i, wire.KindOf(e.raw))
 		}
 		if items[i], err = decodeAckItem(e.members, group, "acknowledgments", i); err != nil {
 			return nil, err

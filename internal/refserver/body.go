@@ -299,7 +299,7 @@ func decodeObjectSplitting(body []byte, name string) (object, []element, error) 
 		if err := validate(trimmed); err != nil {
 			return nil, nil, badRequest("Invalid JSON: %v", err)
 		}
-		return nil, nil, badRequest("request body must be a JSON object, got %s", kindOf(trimmed))
+		return nil, nil, badRequest("request body must be a JSON object, got %s", wire.KindOf(trimmed))
 	}
 	o, elems, err := splitCheckedObject(trimmed, name) // one pass both checks and splits the body
 	if err != nil {
@@ -324,7 +324,7 @@ func trimJSONSpace(b []byte) []byte {
 // names it in the error.
 func asObject(raw wire.Value, what string) (object, error) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, badRequest("%s must be an object, got %s", what, kindOf(raw))
+		return nil, badRequest("%s must be an object, got %s", what, wire.KindOf(raw))
 	}
 	return splitObject(raw), nil
 }
@@ -398,26 +398,6 @@ func (o object) timestamp(name string) (t time.Time, ok bool, err error) {
 }
 
 func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
-
-// kindOf names the JSON type of a raw value for error messages.
-func kindOf(raw wire.Value) string {
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
 
 // clip shortens a raw value quoted in an error message.
 func clip(raw wire.Value) string {

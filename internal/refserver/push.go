@@ -54,7 +54,7 @@ func pushItemsOf(raw wire.Value, elems []element, path string) ([]broker.PushIte
 	items := make([]broker.PushItem, len(elems))
 	for i, e := range elems {
 		if !e.isObject() {
-			return nil, badRequest("%s[%d] must be an object, got %s", path, i, kindOf(e.raw))
+			return nil, badRequest("%s[%d] must be an object, got %s", path, i, wire.KindOf(e.raw))
 		}
 		if err := decodePushItem(e.members, &items[i], path, i); err != nil {
 			return nil, err

@@ -39,7 +39,7 @@ func (s *Server) transact(w http.ResponseWriter, r *http.Request) (broker.TxResu
 	for i, e := range elems {
 		at := "operations[" + strconv.Itoa(i) + "]"
 		if !e.isObject() {
-			return broker.TxResult{}, badRequest("%s must be an object, got %s", at, kindOf(e.raw))
+			return broker.TxResult{}, badRequest("%s must be an object, got %s", at, wire.KindOf(e.raw))
 		}
 		op := e.members
 		typ, _, err := rawString(op.raw("type"), at+".type")

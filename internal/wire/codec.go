@@ -27,6 +27,27 @@ func Marshal(v any) ([]byte, error) { return json.Marshal(v, written) }
 // names match exactly.
 func Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v, Lenient) }
 
+// KindOf names the JSON type of a raw value for an error message: "an object", "a number", or
+// "nothing" when there is no value.
+func KindOf(v Value) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
 // Value is a raw JSON value kept as sent (a message payload, an option). Absent is nil; a
 // JSON null is the four bytes null.
 type Value = jsontext.Value
