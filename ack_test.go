@@ -153,8 +153,8 @@ func FuzzReadAckOutcomes(f *testing.F) {
 	})
 }
 
-// TestReadingAckOutcomesLikeTheCodec runs the fuzz target's seeds, which also run as the
-// target's own regression inputs; this names the cases a reader most easily gets wrong.
+// The ack answer reader reads, by name, the cases a reader most easily gets wrong: nulls,
+// repeated members, escapes, skipped members, and the answers it must refuse.
 func TestReadingAckOutcomesLikeTheCodec(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

@@ -27,8 +27,11 @@ const presizeBytes = 64 << 10
 
 // readBody reads the whole request body under maxBodyBytes.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	size := int(min(max(r.ContentLength, 0), presizeBytes)) + 1 // + 1: room to read the end
-	body, err := readInto(make([]byte, 0, size), http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	// Room for the end's read too, which ReadFrom makes before each read.
+	size := int(min(max(r.ContentLength, 0), presizeBytes)) + bytes.MinRead
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	body := buf.Bytes()
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
@@ -40,23 +43,6 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 		return nil, err
 	}
 	return body, nil
-}
-
-// readInto reads r to its end, appending to buf and growing it as io.ReadAll does.
-func readInto(buf []byte, r io.Reader) ([]byte, error) {
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-	}
 }
 
 // readObject reads a request body that must be a JSON object.
@@ -137,64 +123,49 @@ func splitCheckedObject(raw wire.Value, arrayName string) (o object, elems []ele
 		if _, err = dec.ReadToken(); err != nil { // {
 			return
 		}
-		for dec.PeekKind() == '"' {
-			var name jsontext.Token
-			if name, err = dec.ReadToken(); err != nil {
-				return
-			}
-			key := name.String() // before the next read voids the token
-			var start int64
-			if arrayName != "" && key == arrayName {
-				elems = nil // a repeated member counts its last value
-				if dec.PeekKind() == '[' {
-					if _, err = dec.ReadToken(); err != nil {
-						return
-					}
-					start = dec.InputOffset() - 1
-					if elems, err = readElements(dec, raw); err != nil {
-						return
-					}
-					end := dec.InputOffset()
-					o = append(o, member{Key: key, Val: raw[start:end:end]})
-					continue
-				}
-			}
-			var val wire.Value
-			if val, err = dec.ReadValue(); err != nil {
-				return
-			}
-			end := dec.InputOffset()
-			o = append(o, member{Key: key, Val: raw[end-int64(len(val)) : end : end]})
+		if o, elems, err = readMembers(dec, raw, arrayName); err == nil {
+			err = atEnd(dec)
 		}
-		if _, err = dec.ReadToken(); err != nil { // }, or the syntax error where it should be
-			return
-		}
-		err = atEnd(dec)
 	})
 	return o, elems, err
 }
 
 // readMembers reads an object's members up to and including its closing brace, reporting the
-// first syntax error.
-func readMembers(dec *jsontext.Decoder, raw wire.Value) (object, error) {
+// first syntax error. The member named arrayName ("" for none), when it is an array, is split
+// into its elements as it is read; a repeated member counts its last value.
+func readMembers(dec *jsontext.Decoder, raw wire.Value, arrayName string) (object, []element, error) {
 	var o object
+	var elems []element
 	for dec.PeekKind() == '"' {
 		name, err := dec.ReadToken()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		key := name.String() // before the next read voids the token
-		val, err := dec.ReadValue()
-		if err != nil {
-			return nil, err
+		splits := arrayName != "" && key == arrayName
+		if splits {
+			elems = nil
+		}
+		var val wire.Value
+		if splits && dec.PeekKind() == '[' {
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, nil, err
+			}
+			start := dec.InputOffset() - 1
+			if elems, err = readElements(dec, raw); err != nil {
+				return nil, nil, err
+			}
+			val = raw[start:dec.InputOffset()]
+		} else if val, err = dec.ReadValue(); err != nil {
+			return nil, nil, err
 		}
 		end := dec.InputOffset()
 		o = append(o, member{Key: key, Val: raw[end-int64(len(val)) : end : end]})
 	}
-	if _, err := dec.ReadToken(); err != nil { // }
-		return nil, err
+	if _, err := dec.ReadToken(); err != nil { // }, or the syntax error where it should be
+		return nil, nil, err
 	}
-	return o, nil
+	return o, elems, nil
 }
 
 // element is one element of an array: its raw value, and its members when it is an object.
@@ -231,7 +202,7 @@ func readElements(dec *jsontext.Decoder, raw wire.Value) ([]element, error) {
 				return nil, err
 			}
 			start := dec.InputOffset() - 1
-			members, err := readMembers(dec, raw)
+			members, _, err := readMembers(dec, raw, "")
 			if err != nil {
 				return nil, err
 			}

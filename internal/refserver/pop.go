@@ -46,14 +46,7 @@ func (s *Server) pop(w http.ResponseWriter, r *http.Request, req broker.PopReque
 	}
 	switch {
 	case len(res.Messages) > 0:
-		msgs := popMessages.Get().(*[]wire.Message)
-		answer := popAnswer(&res, (*msgs)[:0])
-		writeAppended(w, http.StatusOK, func(dst []byte) ([]byte, error) { return wire.AppendPopAnswer(dst, &answer) })
-		if cap(answer.Messages) <= maxPooledMessages { // do not keep a huge batch's slice alive
-			clear(answer.Messages) // let go of the batch's data
-			*msgs = answer.Messages[:0]
-			popMessages.Put(msgs)
-		}
+		writePopAnswer(w, &res)
 	case res.ConflatingEmpty:
 		writeJSON(w, http.StatusOK, wire.PopAnswer{Messages: []wire.Message{}})
 	default:
@@ -136,6 +129,18 @@ var popMessages = sync.Pool{New: func() any { return new([]wire.Message) }}
 
 // maxPooledMessages is the most messages a reused slice keeps room for.
 const maxPooledMessages = 1000
+
+// writePopAnswer answers a pop with what it leased, its messages built in a reused slice.
+func writePopAnswer(w http.ResponseWriter, res *broker.PopResult) {
+	msgs := popMessages.Get().(*[]wire.Message)
+	answer := popAnswer(res, (*msgs)[:0])
+	writeAppended(w, http.StatusOK, func(dst []byte) ([]byte, error) { return wire.AppendPopAnswer(dst, &answer) })
+	if cap(answer.Messages) <= maxPooledMessages { // do not keep a huge batch's slice alive
+		clear(answer.Messages) // let go of the batch's data
+		*msgs = answer.Messages[:0]
+		popMessages.Put(msgs)
+	}
+}
 
 // popAnswer is the pop result, its messages appended to msgs. The group is named in full,
 // __QUEUE_MODE__ included.
