@@ -185,7 +185,8 @@ type consumer struct {
 	heldBytes atomic.Int64 // the data of the held messages (MaxInFlightBytes)
 
 	idle     idleWatch
-	outage   *outage     // only the fetch loop uses these three
+	pops     *fetchState // what the fetch loop knows of its pops, set before the first
+	outage   *outage     // used only under the fetch state's lock, as these two
 	sizing   popSizing   // whether the client sizes the pops
 	newStart *groupStart // a "new" group's start, until the broker has stored it
 }

@@ -3,6 +3,7 @@ package queen
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -16,6 +17,16 @@ import (
 // Once a pop comes back empty, the loop sends one pop at a time again: an idle queue sees one
 // long poll per Consume. A pop that must go alone (the first of a new group's, the one-message
 // pop of a 0.15 partition's failed message) is sent with no other in flight.
+//
+// While pops bring messages, a busy slot goes on without the loop: the goroutine that sent a
+// pop handles the one partition it leased for its one slot, and once that batch is over sends
+// the slot's next pop itself, as the loop would have. Each step takes the fetch state's lock and
+// decides as the loop does; only the handing over is spared, four goroutine wake-ups per pop,
+// which at batch 1 cost more than the pop's own work. Anything else (an error, an empty answer,
+// more partitions than slots, a pop that goes alone, the stop) goes back to the loop. A slot
+// sends a pop of its own only while the loop waits for answers: were the loop waiting for a
+// slot, or for room under Limit or the in-flight bound, an answer it must take would hold a
+// slot it waits for.
 
 // popResult is one pop, as the fetch loop sent it and as it was answered.
 type popResult struct {
@@ -37,16 +48,22 @@ type popResult struct {
 	interrupted bool // cut short to let an ack through first
 }
 
-// fetchState is what the fetch loop knows of its pops.
+// fetchState is what the fetch loop knows of its pops. Its lock is held by whoever sends a pop
+// or takes an answer (the loop, or a slot going on without it), and covers the loop's outage,
+// sizing and new-group start too.
 type fetchState struct {
-	answers  chan *popResult // buffered: a pop's goroutine never waits to hand in its answer
-	inFlight int             // pops sent whose answer the loop has not taken yet
-	alone    bool            // a pop in flight goes alone
-	busy     bool            // the last answer brought messages: idle slots get pops of their own
-	spread   int             // the most idle slots one pop takes
-	popBytes int64           // the most data one pop has brought
-	resumeAt time.Time       // a failing broker's backoff: no pop before
-	quiet    *backoffWaits
+	mu      sync.Mutex
+	answers chan *popResult // buffered: a pop's goroutine never waits to hand in its answer
+	// listening is set while the loop waits for answers and for idle slots, and nothing else:
+	// only then may a slot go on to a pop of its own, whose answer the loop may have to take.
+	listening bool
+	inFlight  int       // pops sent whose answer was not taken yet
+	alone     bool      // a pop in flight goes alone
+	busy      bool      // the last answer brought messages: idle slots get pops of their own
+	spread    int       // the most idle slots one pop takes
+	popBytes  int64     // the most data one pop has brought
+	resumeAt  time.Time // a failing broker's backoff: no pop before
+	quiet     *backoffWaits
 }
 
 // newFetch is the state of a fetch loop that has sent nothing yet: its first pop takes every
@@ -61,47 +78,85 @@ func (l *consumer) newFetch() *fetchState {
 // once every pop it sent was answered.
 func (l *consumer) fetch() error {
 	f := l.newFetch()
+	l.pops = f
 	defer l.drainPops(f)
 	for {
+		var own *popResult // a pop the loop sends itself, once the lock is let go
+		f.mu.Lock()
 		if f.inFlight == 0 {
-			if wait := time.Until(f.resumeAt); wait > 0 && !l.pause(wait) {
+			wait, spread := time.Until(f.resumeAt), l.slotsPerPop(f)
+			f.mu.Unlock()
+			if wait > 0 && !l.pause(wait) {
 				return nil
 			}
-			free, ok := l.acquire(l.slotsPerPop(f))
+			free, ok := l.acquire(spread)
 			if !ok {
 				return nil
 			}
-			if !l.sendPop(f, free) {
+			f.mu.Lock()
+			r := l.newPop(f, free)
+			if r == nil {
+				f.mu.Unlock()
 				// Limit, or the in-flight bound: a running batch may end, or release what it holds.
 				if !l.awaitWorker() {
 					return nil
 				}
 				continue
 			}
+			own = l.launch(f, r)
 		}
 		for l.mayAddPop(f) {
 			free := l.tryAcquire(l.slotsPerPop(f))
-			if free == 0 || !l.sendPop(f, free) {
+			if free == 0 {
 				break
 			}
+			r := l.newPop(f, free)
+			if r == nil {
+				break
+			}
+			l.launch(f, r) // never the loop's own: it has no other pop in flight
+		}
+		f.listening = true
+		f.mu.Unlock()
+		if own != nil {
+			l.sendOne(own)
+			f.answers <- own
 		}
 		select {
 		case r := <-f.answers:
+			l.stopListening(f)
 			if stop, err := l.answered(f, r); stop {
 				return err
 			}
 		case <-l.budgetFreed: // a slot is idle again, or the bound has room: another pop may go
+			l.stopListening(f)
 		case <-l.stopCtx.Done():
 			return nil
 		}
 	}
 }
 
+// stopListening notes that the loop has left its wait for answers: until it is back, no slot
+// goes on to a pop of its own, as the loop may wait for a slot before it takes answers again.
+func (l *consumer) stopListening(f *fetchState) {
+	f.mu.Lock()
+	f.listening = false
+	f.mu.Unlock()
+}
+
 // drainPops takes the answer of every pop still in flight once the loop ends: what they
-// leased is released, as the loop is stopping.
+// leased is released, as the loop is stopping. Once the stop has begun no pop goes on
+// without the loop, so every answer comes to it.
 func (l *consumer) drainPops(f *fetchState) {
 	l.stopNow()
-	for f.inFlight > 0 {
+	l.stopListening(f)
+	for {
+		f.mu.Lock()
+		inFlight := f.inFlight
+		f.mu.Unlock()
+		if inFlight == 0 {
+			return
+		}
 		l.answered(f, <-f.answers)
 	}
 }
@@ -119,13 +174,14 @@ func (l *consumer) mayAddPop(f *fetchState) bool {
 	return l.maxBytes == 0 || l.heldBytes.Load()+int64(f.inFlight)*f.popBytes < l.maxBytes
 }
 
-// sendPop sends one pop for free idle slots, unless Limit or the in-flight bound leaves no
-// room for it (the slots are then given back). The pop's answer comes to f.answers.
-func (l *consumer) sendPop(f *fetchState, free int) bool {
+// newPop is the next pop, for free idle slots, counted in flight; nil when Limit or the
+// in-flight bound leaves no room for it (the slots are then given back). The caller holds f's
+// lock, and sends it at once (launch).
+func (l *consumer) newPop(f *fetchState, free int) *popResult {
 	batch, most, ok := l.nextBatch()
 	if !ok || !l.roomFor(most) {
 		l.giveBack(free)
-		return false
+		return nil
 	}
 	r := &popResult{free: free, most: most, sentAt: l.now(), started: time.Now(), extra: f.inFlight > 0,
 		builder: &l.b, path: l.path, params: l.nextPop(batch, free)}
@@ -143,30 +199,101 @@ func (l *consumer) sendPop(f *fetchState, free int) bool {
 		l.clipPoll(&r.params)
 	}
 	if r.free > r.most {
-		// A pop brings no more partitions than messages.
+		// A pop brings no more partitions than messages. The loop hears of the slots given
+		// back: the pop may be a slot's own, which the loop does not see go.
 		l.giveBack(r.free - r.most)
+		l.signalBudget()
 		r.free = r.most
 	}
 	l.held.Add(int64(r.most)) // what this pop may bring counts already
 	f.inFlight++
 	f.alone = f.alone || r.alone
-	if l.onePopAtATime() {
-		// No other pop could go meanwhile, and the loop would only wait for this one: it is
-		// sent from the loop itself, sparing a goroutine and a hand-off per pop.
-		l.sendOne(f, r)
-	} else {
-		l.goroutines.Go(func() { l.sendOne(f, r) })
-	}
-	return true
+	return r
 }
 
-// sendOne sends the pop r and hands its answer to the fetch loop.
-func (l *consumer) sendOne(f *fetchState, r *popResult) {
+// launch starts the pop r on its way as soon as it is made: a pop the gate counts in flight
+// must be on its way before the next one waits at the gate for an ack that waits for it. A
+// goroutine of the pool sends it and goes on with what it brings. With one pop at a time the
+// loop sends it itself, once the lock is let go: no other pop could go meanwhile, and the loop
+// would only wait for this one, which spares a goroutine and a hand-off per pop. launch
+// returns that pop, or nil.
+func (l *consumer) launch(f *fetchState, r *popResult) (own *popResult) {
+	if l.onePopAtATime() {
+		return r
+	}
+	l.goroutines.Go(func() { l.goOn(f, r) })
+	return nil
+}
+
+// sendOne sends the pop r and notes its answer in it.
+func (l *consumer) sendOne(r *popResult) {
 	r.msgs, r.answer, r.err = l.c.doPopAnswer(r.ctx, r.builder, r.path, r.params)
 	r.answeredAt = l.now()
 	r.interrupted = r.ctx.Err() != nil && l.popCtx.Err() == nil
 	r.popped()
-	f.answers <- r
+}
+
+// goOn sends the pop r from a goroutine of the pool and, for as long as the answers allow,
+// handles here the batch each brings and sends here the pop that its slot gets next.
+func (l *consumer) goOn(f *fetchState, r *popResult) {
+	for r != nil {
+		l.sendOne(r)
+		b := l.takeHere(f, r)
+		if b == nil {
+			return
+		}
+		l.handle(b)
+		r = l.endedHere(f, b)
+	}
+}
+
+// takeHere takes the answer of r on the goroutine that sent it, as the loop would, when the
+// batch it brings can be handled there: messages of one partition for the slot taken for it.
+// It returns that batch, or nil when the answer went to the loop.
+func (l *consumer) takeHere(f *fetchState, r *popResult) *leasedBatch {
+	if r.err != nil || len(r.msgs) == 0 || r.alone || r.probe || r.free != 1 || !onePartition(r.msgs) {
+		f.answers <- r
+		return nil
+	}
+	f.mu.Lock()
+	if l.stopping() {
+		f.mu.Unlock()
+		f.answers <- r
+		return nil
+	}
+	wasBusy := f.busy
+	d, _, _ := l.take(f, r) // an answer with messages neither fails nor ends the loop
+	f.mu.Unlock()
+	b := l.dispatch(d, true)
+	if b == nil || !wasBusy {
+		// The slot went back (the stop, a 0.15 batch given back), or pops bring messages
+		// again and the idle slots get pops of their own: the loop has work.
+		l.signalBudget()
+	}
+	return b
+}
+
+// endedHere ends b, which ran on a goroutine of the pool, and gives its slot to the next pop
+// when the loop would send one now, returning it to be sent from here; nil when the slot went
+// back to the loop.
+func (l *consumer) endedHere(f *fetchState, b *leasedBatch) *popResult {
+	l.let(b)
+	if !b.slotFreed.CompareAndSwap(false, true) {
+		l.signalBudget() // the slot went earlier; what it held is released now
+		return nil
+	}
+	f.mu.Lock()
+	var r *popResult
+	if f.listening && l.mayAddPop(f) {
+		r = l.newPop(f, 1+l.tryAcquire(l.slotsPerPop(f)-1)) // nil: it gave the slots back
+	} else {
+		l.giveBack(1)
+	}
+	f.mu.Unlock()
+	if r == nil {
+		l.signalBudget()
+	}
+	return r
 }
 
 // onePopAtATime reports whether the loop never has more than one pop in flight: with
@@ -175,9 +302,30 @@ func (l *consumer) onePopAtATime() bool {
 	return l.concurrency == 1 || l.b.partition != ""
 }
 
-// answered takes one pop's answer: what it leased is handed out, an error counted. It
-// reports whether the loop ends, and with which error.
+// answered takes one pop's answer on the loop: what it leased is handed out, an error counted.
+// It reports whether the loop ends, and with which error.
 func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) {
+	f.mu.Lock()
+	d, stop, err := l.take(f, r)
+	f.mu.Unlock()
+	if d.groups != nil {
+		l.dispatch(d, false)
+	}
+	return stop, err
+}
+
+// dispatching is what a pop leased, to be handed out once the fetch state's lock is let go.
+type dispatching struct {
+	groups             [][]*Message
+	free               int
+	sentAt, answeredAt time.Time
+	answer             popAnswer
+}
+
+// take takes one pop's answer, under f's lock: it is counted, an error noted, and what it
+// leased returned to be handed out (no groups when it leased nothing). It reports whether the loop
+// ends, and with which error.
+func (l *consumer) take(f *fetchState, r *popResult) (d dispatching, stop bool, err error) {
 	f.inFlight--
 	if r.alone {
 		f.alone = false
@@ -193,12 +341,12 @@ func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) 
 		f.busy = false
 		l.giveBack(r.free)
 		if l.stopping() || errors.Is(r.err, ErrClosed) || r.interrupted {
-			return !r.interrupted, nil // interrupted: the loop let an ack through first; pop again
+			return d, !r.interrupted, nil // interrupted: the loop let an ack through first; pop again
 		}
 		l.idle.busy() // an outage is not idleness
 		if isFatal(r.err) {
 			l.log.fatal(r.err)
-			return true, r.err
+			return d, true, r.err
 		}
 		if wait, began, counted := l.outage.failed(r.started); counted {
 			l.log.popFailed(r.err, began)
@@ -206,7 +354,7 @@ func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) 
 		} else {
 			l.log.popFailedAgain(r.err)
 		}
-		return false, nil
+		return d, false, nil
 	}
 	if ended, lasted, failures := l.outage.recovered(); ended {
 		l.log.outageEnded(lasted, failures)
@@ -222,15 +370,15 @@ func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) 
 			// a 0.15 early answer): do not ask again at once.
 			f.resumeAt = time.Now().Add(f.quiet.next())
 		}
-		return false, nil
+		return d, false, nil
 	}
 	f.busy = true
 	f.quiet.reset()
 	f.popBytes = max(f.popBytes, size)
 	groups := byPartition(msgs)
 	f.spread = l.spreadAfter(r, len(msgs), len(groups))
-	l.dispatch(groups, r.free, r.sentAt, r.answeredAt, r.answer)
-	return false, nil
+	return dispatching{groups: groups, free: r.free, sentAt: r.sentAt, answeredAt: r.answeredAt,
+		answer: r.answer}, false, nil
 }
 
 // spreadAfter is the most idle slots a pop takes after one that took r.free slots brought n
@@ -387,17 +535,19 @@ func (l *consumer) pause(d time.Duration) bool {
 	}
 }
 
-// dispatch starts one handler goroutine per leased partition (groups, in the order the pop
-// brought them) of a pop sent at sentAt and
-// answered at answeredAt. free idle slots were taken for the pop; a broker that claimed more
-// partitions than asked gets them as slots free up. What cannot be handed out (the pop was
-// answered after the stop began, or the stop came while partitions waited for a slot) is given
-// back at once. A batch of a 0.15 partition whose retry counter may be spent, of more than one
-// message, is given back too (see groupCounters).
-func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt time.Time, answer popAnswer) {
+// dispatch starts one handler goroutine per leased partition (d.groups, in the order the pop
+// brought them) of a pop sent at d.sentAt and answered at d.answeredAt; with here, the first
+// is not started but returned, for the caller to handle on its own goroutine. d.free idle
+// slots were taken for the pop; a broker that claimed more partitions than asked gets them as
+// slots free up. What cannot be handed out (the pop was answered after the stop began, or the
+// stop came while partitions waited for a slot) is given back at once. A batch of a 0.15
+// partition whose retry counter may be spent, of more than one message, is given back too (see
+// groupCounters).
+func (l *consumer) dispatch(d dispatching, here bool) (first *leasedBatch) {
+	groups, free := d.groups, d.free
 	l.idle.busy()
 	lease, _ := l.lease.get()
-	deadline := popDeadline(sentAt, answeredAt, lease, answer, groups)
+	deadline := popDeadline(d.sentAt, d.answeredAt, lease, d.answer, groups)
 	started := 0
 	if l.stopping() {
 		l.giveBack(free)
@@ -419,7 +569,14 @@ func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt ti
 				l.giveBack(1)
 				continue
 			}
-			l.start(&leasedBatch{msgs: g, bytes: size, deadline: deadline})
+			b := &leasedBatch{msgs: g, bytes: size, deadline: deadline}
+			if here && first == nil {
+				first = b
+				l.idle.started()
+				b.calling.Store(-1)
+				continue
+			}
+			l.start(b)
 		}
 	}
 	if rest := groups[started:]; len(rest) > 0 {
@@ -429,6 +586,7 @@ func (l *consumer) dispatch(groups [][]*Message, free int, sentAt, answeredAt ti
 		}
 		l.release(rest, deadline)
 	}
+	return first
 }
 
 // leaseBeganBy is how long before a pop's answer arrived its lease is taken to have begun, at

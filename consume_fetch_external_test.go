@@ -3,9 +3,11 @@ package queen_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -271,4 +273,48 @@ func TestTheLoopSizesTheBatchAfterAnAnswerWithoutOffsets(t *testing.T) {
 	assert.GreaterOrEqual(t, batch, 100)
 	assert.LessOrEqual(t, batch, 1000)
 	assert.Equal(t, "true", second.Get("autopilot"), "autopilot is still asked for")
+}
+
+// Slots that go on with their own pops while the loop waits for a slot, for room under the
+// in-flight bound or for Limit must never leave an answer waiting on a loop that waits on
+// them: every shape consumes its whole backlog, each message once, to the end of its Limit.
+func TestSlotsGoingOnByThemselvesReachTheEndOfTheBacklog(t *testing.T) {
+	t.Parallel()
+	testmode.ForEachMode(t, func(t *testing.T, m testmode.Mode) {
+		for _, shape := range []struct{ concurrency, batch, messages int }{
+			{8, 1, 400}, {8, 10, 3000}, {3, 7, 1000}, {8, 100, 6000},
+		} {
+			t.Run(fmt.Sprintf("concurrency=%d/batch=%d", shape.concurrency, shape.batch), func(t *testing.T) {
+				t.Parallel()
+				_, c := modeClient(t, m)
+				items := make([]queen.PushItem, shape.messages)
+				for i := range items {
+					items[i] = queen.PushItem{Data: map[string]int{"n": i}, Partition: strconv.Itoa(i % 8)}
+				}
+				for chunk := range slices.Chunk(items, 1000) {
+					_, err := c.Queue("backlog").Push(t.Context(), chunk...)
+					require.NoError(t, err)
+				}
+				var mu sync.Mutex
+				seen := map[string]int{}
+				done := make(chan error, 1)
+				go func() {
+					done <- c.Queue("backlog").Batch(shape.batch).Concurrency(shape.concurrency).Limit(shape.messages).
+						Consume(t.Context(), func(_ context.Context, msgs []*queen.Message) error {
+							mu.Lock()
+							defer mu.Unlock()
+							for _, msg := range msgs {
+								seen[msg.TransactionID]++
+							}
+							return nil
+						})
+				}()
+				require.NoError(t, testutil.Recv(t, done, "Consume to reach its Limit"))
+				assert.Len(t, seen, shape.messages)
+				for id, n := range seen {
+					require.Equal(t, 1, n, "message %s handled more than once", id)
+				}
+			})
+		}
+	})
 }

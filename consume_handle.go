@@ -53,19 +53,26 @@ func (l *consumer) start(b *leasedBatch) {
 	}
 	l.goroutines.Go(func() {
 		l.handle(b)
-		l.ended(b)
+		if r := l.endedHere(l.pops, b); r != nil {
+			l.goOn(l.pops, r)
+		}
 	})
 }
 
 // ended releases what b held once it is over: its messages and data against the bounds, and
 // its handler slot.
 func (l *consumer) ended(b *leasedBatch) {
-	l.held.Add(-int64(len(b.msgs)))
-	l.heldBytes.Add(-b.bytes)
-	l.idle.ended()
+	l.let(b)
 	if !l.freeSlot(b) {
 		l.signalBudget() // the slot went earlier; what it held is released now
 	}
+}
+
+// let releases b's messages and data against the bounds, once b is over.
+func (l *consumer) let(b *leasedBatch) {
+	l.held.Add(-int64(len(b.msgs)))
+	l.heldBytes.Add(-b.bytes)
+	l.idle.ended()
 }
 
 // freeSlot gives b's handler slot back, once: at the batch's end, or when its last ack waits
