@@ -262,9 +262,9 @@ func (l *consumer) takeHere(f *fetchState, r *popResult) *leasedBatch {
 		return nil
 	}
 	wasBusy := f.busy
-	d, _, _ := l.take(f, r) // an answer with messages neither fails nor ends the loop
+	groups, _, _ := l.take(f, r) // an answer with messages neither fails nor ends the loop
 	f.mu.Unlock()
-	b := l.dispatch(d, true)
+	b := l.dispatch(r, groups, true)
 	if b == nil || !wasBusy {
 		// The slot went back (the stop, a 0.15 batch given back), or pops bring messages
 		// again and the idle slots get pops of their own: the loop has work.
@@ -306,26 +306,18 @@ func (l *consumer) onePopAtATime() bool {
 // It reports whether the loop ends, and with which error.
 func (l *consumer) answered(f *fetchState, r *popResult) (stop bool, err error) {
 	f.mu.Lock()
-	d, stop, err := l.take(f, r)
+	groups, stop, err := l.take(f, r)
 	f.mu.Unlock()
-	if d.groups != nil {
-		l.dispatch(d, false)
+	if groups != nil {
+		l.dispatch(r, groups, false)
 	}
 	return stop, err
 }
 
-// dispatching is what a pop leased, to be handed out once the fetch state's lock is let go.
-type dispatching struct {
-	groups             [][]*Message
-	free               int
-	sentAt, answeredAt time.Time
-	answer             popAnswer
-}
-
 // take takes one pop's answer, under f's lock: it is counted, an error noted, and what it
-// leased returned to be handed out (no groups when it leased nothing). It reports whether the loop
-// ends, and with which error.
-func (l *consumer) take(f *fetchState, r *popResult) (d dispatching, stop bool, err error) {
+// leased returned by partition, to be handed out once the lock is let go (nil when it leased
+// nothing). It reports whether the loop ends, and with which error.
+func (l *consumer) take(f *fetchState, r *popResult) (groups [][]*Message, stop bool, err error) {
 	f.inFlight--
 	if r.alone {
 		f.alone = false
@@ -341,12 +333,12 @@ func (l *consumer) take(f *fetchState, r *popResult) (d dispatching, stop bool, 
 		f.busy = false
 		l.giveBack(r.free)
 		if l.stopping() || errors.Is(r.err, ErrClosed) || r.interrupted {
-			return d, !r.interrupted, nil // interrupted: the loop let an ack through first; pop again
+			return nil, !r.interrupted, nil // interrupted: the loop let an ack through first; pop again
 		}
 		l.idle.busy() // an outage is not idleness
 		if isFatal(r.err) {
 			l.log.fatal(r.err)
-			return d, true, r.err
+			return nil, true, r.err
 		}
 		if wait, began, counted := l.outage.failed(r.started); counted {
 			l.log.popFailed(r.err, began)
@@ -354,7 +346,7 @@ func (l *consumer) take(f *fetchState, r *popResult) (d dispatching, stop bool, 
 		} else {
 			l.log.popFailedAgain(r.err)
 		}
-		return d, false, nil
+		return nil, false, nil
 	}
 	if ended, lasted, failures := l.outage.recovered(); ended {
 		l.log.outageEnded(lasted, failures)
@@ -370,15 +362,14 @@ func (l *consumer) take(f *fetchState, r *popResult) (d dispatching, stop bool, 
 			// a 0.15 early answer): do not ask again at once.
 			f.resumeAt = time.Now().Add(f.quiet.next())
 		}
-		return d, false, nil
+		return nil, false, nil
 	}
 	f.busy = true
 	f.quiet.reset()
 	f.popBytes = max(f.popBytes, size)
-	groups := byPartition(msgs)
+	groups = byPartition(msgs)
 	f.spread = l.spreadAfter(r, len(msgs), len(groups))
-	return dispatching{groups: groups, free: r.free, sentAt: r.sentAt, answeredAt: r.answeredAt,
-		answer: r.answer}, false, nil
+	return groups, false, nil
 }
 
 // spreadAfter is the most idle slots a pop takes after one that took r.free slots brought n
@@ -535,19 +526,18 @@ func (l *consumer) pause(d time.Duration) bool {
 	}
 }
 
-// dispatch starts one handler goroutine per leased partition (d.groups, in the order the pop
-// brought them) of a pop sent at d.sentAt and answered at d.answeredAt; with here, the first
-// is not started but returned, for the caller to handle on its own goroutine. d.free idle
-// slots were taken for the pop; a broker that claimed more partitions than asked gets them as
-// slots free up. What cannot be handed out (the pop was answered after the stop began, or the
-// stop came while partitions waited for a slot) is given back at once. A batch of a 0.15
-// partition whose retry counter may be spent, of more than one message, is given back too (see
-// groupCounters).
-func (l *consumer) dispatch(d dispatching, here bool) (first *leasedBatch) {
-	groups, free := d.groups, d.free
+// dispatch starts one handler goroutine per leased partition (groups, in the order the pop r
+// brought them); with here, the first is not started but returned, for the caller to handle
+// on its own goroutine. r.free idle slots were taken for the pop; a broker that claimed more
+// partitions than asked gets them as slots free up. What cannot be handed out (the pop was
+// answered after the stop began, or the stop came while partitions waited for a slot) is given
+// back at once. A batch of a 0.15 partition whose retry counter may be spent, of more than one
+// message, is given back too (see groupCounters).
+func (l *consumer) dispatch(r *popResult, groups [][]*Message, here bool) (first *leasedBatch) {
+	free := r.free
 	l.idle.busy()
 	lease, _ := l.lease.get()
-	deadline := popDeadline(d.sentAt, d.answeredAt, lease, d.answer, groups)
+	deadline := popDeadline(r.sentAt, r.answeredAt, lease, r.answer, groups)
 	started := 0
 	if l.stopping() {
 		l.giveBack(free)
@@ -572,8 +562,7 @@ func (l *consumer) dispatch(d dispatching, here bool) (first *leasedBatch) {
 			b := &leasedBatch{msgs: g, bytes: size, deadline: deadline}
 			if here && first == nil {
 				first = b
-				l.idle.started()
-				b.calling.Store(-1)
+				l.begin(b)
 				continue
 			}
 			l.start(b)

@@ -42,8 +42,7 @@ type leasedBatch struct {
 // backoff, which frees the slot for other partitions, the batch moves to a goroutine of its
 // own for that wait (handle).
 func (l *consumer) start(b *leasedBatch) {
-	l.idle.started()
-	b.calling.Store(-1)
+	l.begin(b)
 	if l.concurrency == 1 {
 		b.onLoop = true
 		if l.handle(b) {
@@ -57,6 +56,12 @@ func (l *consumer) start(b *leasedBatch) {
 			l.goOn(l.pops, r)
 		}
 	})
+}
+
+// begin counts b as running, before it is handled here or on a goroutine of its own.
+func (l *consumer) begin(b *leasedBatch) {
+	l.idle.started()
+	b.calling.Store(-1)
 }
 
 // ended releases what b held once it is over: its messages and data against the bounds, and
