@@ -59,6 +59,7 @@ type Client struct {
 	logger  *slog.Logger
 
 	pollMargin  time.Duration // added to a long poll's timeout to form its deadline
+	tryBound    time.Duration // the http.Client's Timeout: how long a try of another call may take
 	maxResponse int64         // the largest answer body read (WithMaxResponseBytes)
 
 	http     *retryablehttp.Client // requests bounded by the http.Client's Timeout
@@ -204,6 +205,7 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	}
 	// Copies that send through hc as it is at each request, but never follow a redirect.
 	mainHC := *hc
+	c.tryBound = hc.Timeout
 	mainHC.Transport, mainHC.CheckRedirect = liveTransport{hc: hc, auth: c.auth}, refuseRedirect
 	pollHC := mainHC
 	pollHC.Timeout = 0
@@ -263,9 +265,16 @@ type liveTransport struct {
 func (l liveTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	// The request's own header, made for it; a retry sends the request again as it is.
 	if h := r.Header; h["User-Agent"] == nil {
-		// The values are the request's own too, in one array, so that a transport further
-		// down that edits one in place edits nothing else. The keys are already canonical.
-		vals := [...]string{userAgent, "application/json", "application/json", l.auth}
+		// The values are the request's own too, in one array (its attempt's, when it has one),
+		// so that a transport further down that edits one in place edits nothing else. The
+		// keys are already canonical.
+		var vals *[4]string
+		if a := attemptOf(r.Context()); a != nil {
+			vals = &a.headers
+		} else {
+			vals = new([4]string)
+		}
+		*vals = [...]string{userAgent, "application/json", "application/json", l.auth}
 		h["User-Agent"], h["Accept"] = vals[0:1:1], vals[1:2:2]
 		if r.Body != nil && r.Body != http.NoBody {
 			h["Content-Type"] = vals[2:3:3]

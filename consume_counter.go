@@ -69,8 +69,9 @@ func (g *popGate) broadcastLocked() {
 }
 
 // beginPop waits until no ack has asked for its turn, and returns the ctx of a pop the fetch
-// loop sends next, and the func to call once it was answered.
-func (g *popGate) beginPop(parent context.Context) (context.Context, func()) {
+// loop sends next, and the func to call once it was answered. A bound above zero is the pop's
+// deadline from now: the one ctx then both ends the pop in time and lets the gate cut it short.
+func (g *popGate) beginPop(parent context.Context, bound time.Duration) (context.Context, func()) {
 	g.mu.Lock()
 	for g.exclusive > 0 && parent.Err() == nil {
 		ch := g.changedLocked()
@@ -81,7 +82,13 @@ func (g *popGate) beginPop(parent context.Context) (context.Context, func()) {
 		}
 		g.mu.Lock()
 	}
-	ctx, cancel := context.WithCancel(parent)
+	var ctx context.Context
+	var cancel context.CancelFunc
+	if bound > 0 {
+		ctx, cancel = context.WithTimeout(parent, bound)
+	} else {
+		ctx, cancel = context.WithCancel(parent)
+	}
 	var p *gatedPop
 	if n := len(g.spare); n > 0 {
 		p, g.spare = g.spare[n-1], g.spare[:n-1]

@@ -185,7 +185,7 @@ func (l *consumer) newPop(f *fetchState, free int) *popResult {
 	}
 	r := &popResult{free: free, most: most, sentAt: l.now(), started: time.Now(), extra: f.inFlight > 0,
 		builder: &l.b, path: l.path, params: l.nextPop(batch, free)}
-	r.ctx, r.popped = l.gate.beginPop(l.popCtx)
+	r.ctx, r.popped = l.gate.beginPop(l.popCtx, l.c.callBound(r.pollDeadline()))
 	if partition, ok := l.counters.take(); ok {
 		b := l.b.Partition(partition)
 		r.builder, r.path, r.params = &b, b.popPath(), l.repopParams(r.params)
@@ -211,6 +211,16 @@ func (l *consumer) newPop(f *fetchState, free int) *popResult {
 	return r
 }
 
+// pollDeadline is how long the pop r would wait for its answer as first made, which bounds its
+// ctx. Should it then become a pop that answers at once (a partition's repop, a probe), that
+// bound is later than the transport's, which then bounds it as it does any call.
+func (r *popResult) pollDeadline() time.Duration {
+	if r.extra {
+		return 0
+	}
+	return r.params.pollDeadline()
+}
+
 // launch starts the pop r on its way as soon as it is made: a pop the gate counts in flight
 // must be on its way before the next one waits at the gate for an ack that waits for it. A
 // goroutine of the pool sends it and goes on with what it brings. With one pop at a time the
@@ -229,7 +239,7 @@ func (l *consumer) launch(f *fetchState, r *popResult) (own *popResult) {
 func (l *consumer) sendOne(r *popResult) {
 	r.msgs, r.answer, r.err = l.c.doPopAnswer(r.ctx, r.builder, r.path, r.params)
 	r.answeredAt = l.now()
-	r.interrupted = r.ctx.Err() != nil && l.popCtx.Err() == nil
+	r.interrupted = errors.Is(r.ctx.Err(), context.Canceled) && l.popCtx.Err() == nil
 	r.popped()
 }
 

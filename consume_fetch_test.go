@@ -117,6 +117,46 @@ func TestAFailingBrokerIsProbedOncePerBackoff(t *testing.T) {
 	})
 }
 
+// A pop of the loop that the broker never answers ends once the http.Client's Timeout has
+// passed, and counts as a failure: it is reported and waited out like any other, never taken
+// for a pop the loop cut short itself, which would be sent again at once.
+func TestAPopThatOutlivesTheTimeoutIsReportedAndWaitedOut(t *testing.T) {
+	t.Parallel()
+	for _, conc := range []int{1, 4} {
+		t.Run(fmt.Sprintf("concurrency=%d", conc), func(t *testing.T) {
+			t.Parallel()
+			synctest.Test(t, func(t *testing.T) {
+				var sent atomic.Int32
+				silent := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					sent.Add(1)
+					<-r.Context().Done()
+					return nil, r.Context().Err()
+				})
+				c, err := New("http://broker.test", WithRetry(0, time.Millisecond, time.Millisecond),
+					WithHTTPClient(&http.Client{Transport: silent, Timeout: time.Second}))
+				require.NoError(t, err)
+				defer c.Close()
+
+				var reported errorLog
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				defer cancel()
+				err = c.Queue("q").Concurrency(conc).Wait(false).OnError(reported.record).Each().
+					Consume(ctx, func(context.Context, *Message) error { return nil })
+				require.NoError(t, err)
+
+				_, errs := reported.all()
+				require.NotEmpty(t, errs)
+				assert.Len(t, errs, int(sent.Load()), "every pop that timed out went to OnError")
+				for _, err := range errs {
+					assert.ErrorIs(t, err, context.DeadlineExceeded)
+				}
+				// A second each, and the backoff between: never one right after the other.
+				assert.LessOrEqual(t, int(sent.Load()), 5+conc)
+			})
+		})
+	}
+}
+
 // Which pop errors end Consume (an invalid option, 401, 403, a 404 whatever its body, another
 // 4xx) and which are waited out (408, 429, 5xx, a 0.15 failure answered 200, a lost connection).
 func TestWhichPopErrorsEndConsume(t *testing.T) {

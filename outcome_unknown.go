@@ -17,18 +17,20 @@ type sendProgress struct {
 	reports bool        // the transport tells its progress for every request (the standard one does)
 	traced  atomic.Bool // the transport reports its progress (it asked for a connection)
 	written atomic.Bool // the whole request was written: the broker may have applied it
+	hooks   httptrace.ClientTrace
 }
 
 // trace returns ctx with hooks that record the attempt's progress.
 func (p *sendProgress) trace(ctx context.Context) context.Context {
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+	p.hooks = httptrace.ClientTrace{
 		GetConn: func(string) { p.traced.Store(true) },
 		WroteRequest: func(info httptrace.WroteRequestInfo) {
 			if info.Err == nil {
 				p.written.Store(true)
 			}
 		},
-	})
+	}
+	return httptrace.WithClientTrace(ctx, &p.hooks)
 }
 
 // mayHaveApplied reports whether the attempt that failed with err may have reached the broker,

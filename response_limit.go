@@ -24,14 +24,16 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
-// readAnswer reads a 2xx body into buf, refusing one larger than the client's limit before
-// holding more than the limit (plus one byte) in memory.
-func (c *Client) readAnswer(r *request, resp *http.Response, buf *bytes.Buffer) error {
+// readAnswer reads a 2xx body into buf through body, the call's own limited reader, refusing
+// one larger than the client's limit before holding more than the limit (plus one byte) in
+// memory.
+func (c *Client) readAnswer(r *request, resp *http.Response, buf *bytes.Buffer, body *io.LimitedReader) error {
 	limit := c.maxResponse
 	if resp.ContentLength > limit {
 		return &answerTooLargeError{method: r.method, path: r.path, limit: limit, size: resp.ContentLength, announced: true}
 	}
-	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
+	*body = io.LimitedReader{R: resp.Body, N: limit + 1}
+	n, err := buf.ReadFrom(body)
 	if err != nil {
 		return c.transportError(r, err)
 	}

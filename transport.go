@@ -60,12 +60,20 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	}
 	rc := c.http
 	if r.poll > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, r.poll+c.pollMargin)
-		defer cancel()
 		rc = c.poll
+		if d, ok := ctx.Deadline(); !ok || d.After(time.Now().Add(r.poll+c.pollMargin)) {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, r.poll+c.pollMargin)
+			defer cancel()
+		}
 	}
-	a := &attempt{Context: ctx, c: c, req: r, current: c.pickServer(r.affinity, nil)}
+	// The attempt holds its own copy of the call, which the caller reads back once answered:
+	// the caller's stays its own, and the call costs one allocation fewer.
+	a := &attempt{Context: ctx, c: c, call: *r, current: c.pickServer(r.affinity, nil)}
+	a.req = &a.call
+	caller := r
+	defer func() { caller.answerLost, caller.date = a.call.answerLost, a.call.date }()
+	r = a.req
 	ctx = a
 	if r.once {
 		a.sent.reports = c.transportReports()
@@ -95,12 +103,22 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		return resp.StatusCode, c.apiError(r, resp.StatusCode, raw)
 	}
-	if err := c.readAnswer(r, resp, buf); err != nil {
+	if err := c.readAnswer(r, resp, buf, &a.body); err != nil {
 		// The broker answered 2xx, so it applied the call; what it said is lost.
 		r.answerLost = r.answerLost || r.once
 		return resp.StatusCode, err
 	}
 	return resp.StatusCode, nil
+}
+
+// callBound is how long the transport lets a call wait for its answer: a long poll of poll
+// its poll and the client's margin, any other call the http.Client's Timeout (0: unbounded).
+// A ctx whose deadline is no later spares the transport a deadline of its own.
+func (c *Client) callBound(poll time.Duration) time.Duration {
+	if poll > 0 {
+		return poll + c.pollMargin
+	}
+	return c.tryBound
 }
 
 // newTry is the retry client's request for r on s, carrying body.

@@ -27,11 +27,14 @@ import (
 type attempt struct {
 	context.Context // the call's
 	c               *Client
-	req             *request
+	req             *request // &call
+	call            request
 	current         *server
-	failed          bool      // the last try failed in a way that counts against the server
-	try             int       // 1-based number of the try in flight (only with a Request hook)
-	started         time.Time // when it was sent (only with a Request hook)
+	body            io.LimitedReader // the answer's body, read up to the client's limit
+	headers         [4]string        // the values of the headers every try carries
+	failed          bool             // the last try failed in a way that counts against the server
+	try             int              // 1-based number of the try in flight (only with a Request hook)
+	started         time.Time        // when it was sent (only with a Request hook)
 	sent            sendProgress
 }
 
