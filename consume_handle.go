@@ -28,6 +28,13 @@ type leasedBatch struct {
 	slotFreed atomic.Bool  // its handler slot was given back: at its end, or for a backoff
 	onLoop    bool         // it runs on the fetch loop's goroutine (Concurrency 1)
 
+	// What it holds while it is handled: its handler's ctx (with lease renewal) and its
+	// lease's renewal, and what its handler calls decided.
+	cancel     context.CancelCauseFunc
+	keeper     batchLease
+	lease      leaseHold
+	settlement settlement
+
 	// Its place in the loop's running batches, and what the loop's watch saw of it, which
 	// only the watch reads and writes, under the list's lock.
 	prev, next   *leasedBatch
@@ -98,19 +105,13 @@ func (l *consumer) freeSlot(b *leasedBatch) bool {
 // waits out a backoff: the rest of it then goes on a goroutine of its own, which ends it.
 func (l *consumer) handle(b *leasedBatch) (over bool) {
 	ctx := l.handlerCtx // a lost lease is the only cause a batch's own ctx could add
-	stopLease := func() {}
 	if l.renew {
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(l.handlerCtx)
-		untrack := l.keepLease(b, cancel)
-		stopLease = func() { untrack(); cancel(nil) }
+		ctx, b.cancel = context.WithCancelCause(l.handlerCtx)
+		l.keepLease(b, b.cancel)
 	}
 	l.running.add(b)
-	done := func() {
-		l.running.remove(b)
-		stopLease()
-	}
-	s := &settlement{}
+	s := &b.settlement
+	s.items = s.room[:0]
 	if l.ackEveryD > 0 {
 		s.lastAck = l.now()
 	}
@@ -129,14 +130,24 @@ func (l *consumer) handle(b *leasedBatch) (over bool) {
 	if b.onLoop && s.hold > 0 {
 		l.goroutines.Go(func() {
 			l.settle(ctx, b, s)
-			done()
+			l.unhold(b)
 			l.ended(b)
 		})
 		return false
 	}
 	l.settle(ctx, b, s)
-	done()
+	l.unhold(b)
 	return true
+}
+
+// unhold lets go of what b held while it was handled: its place among the running batches,
+// its lease's renewal and its handler's ctx.
+func (l *consumer) unhold(b *leasedBatch) {
+	l.running.remove(b)
+	if b.cancel != nil {
+		b.lease.end()
+		b.cancel(nil)
+	}
 }
 
 // handOut is what the next handler call gets, from b's message i on: that message for a
@@ -194,7 +205,6 @@ func (l *consumer) reserve(n int) int {
 // call runs the handler on msgs (from index i of b) inside the middleware, measuring it, and
 // turns a panic into a *PanicError. It is the one place where a handler is invoked.
 func (l *consumer) call(ctx context.Context, b *leasedBatch, i int, msgs []*Message) (took time.Duration, err error) {
-	h := l.h.invoke(msgs)
 	if l.handlerTimeout > 0 {
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
@@ -213,21 +223,20 @@ func (l *consumer) call(ctx context.Context, b *leasedBatch, i int, msgs []*Mess
 		}
 	}()
 	if len(l.middleware) == 0 {
-		return 0, h(ctx)
+		return 0, l.h.run(ctx, msgs)
 	}
 	return 0, invokeChain(ctx, l.middleware, msgs, func(ctx context.Context) error {
-		return l.guard(ctx, msgs[0], h)
+		return l.guard(ctx, msgs[0], func(ctx context.Context) error { return l.h.run(ctx, msgs) })
 	})
 }
 
-// invoke is the call of the user's code on msgs: the Handler on the one message, or the
+// run is the call of the user's code on msgs: the Handler on the one message, or the
 // BatchHandler on them all.
-func (h handling) invoke(msgs []*Message) func(context.Context) error {
+func (h handling) run(ctx context.Context, msgs []*Message) error {
 	if h.each != nil {
-		m := msgs[0]
-		return func(ctx context.Context) error { return h.each(ctx, m) }
+		return h.each(ctx, msgs[0])
 	}
-	return func(ctx context.Context) error { return h.batch(ctx, msgs) }
+	return h.batch(ctx, msgs)
 }
 
 // invokeChain calls mws in order around call, which runs the handler itself.

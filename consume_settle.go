@@ -31,6 +31,7 @@ type settlement struct {
 	lastAck  time.Time     // when the last progress ack went, for AckEvery's d
 	failure  bool          // the last item, a failed or a retry, is the ack of a handler's failure
 	partial  bool          // some message was not acked completed by the loop
+	room     [1]AckItem    // the first item's, which spares a batch of one message an allocation
 }
 
 // settleCall decides the acks of msgs, which one handler call (from b's message i on) returned

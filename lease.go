@@ -114,12 +114,13 @@ func (g *leaseGuess) learn(d time.Duration) {
 
 // A batch's lease, as its loop keeps it.
 
-// keepLease has the client's renewer extend b's lease while b is handled, and returns the func
-// that stops it. A refused renewal cancels the handler's ctx with cause ErrLeaseLost.
-func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) (stop func()) {
-	return l.c.renewer.track(b.msgs[0].LeaseID, renewPlan{
+// keepLease has the client's renewer extend b's lease while b is handled, until b.lease ends.
+// A refused renewal cancels the handler's ctx, through cancel, with cause ErrLeaseLost.
+func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) {
+	b.keeper = batchLease{l: l, b: b, cancel: cancel}
+	b.lease = l.c.renewer.track(b.msgs[0].LeaseID, renewPlan{
 		every: l.renewEvery, extend: l.renewExtend, expires: b.deadline.get(), first: l.firstRenewal(b),
-	}, &batchLease{l: l, b: b, cancel: cancel})
+	}, &b.keeper)
 }
 
 // batchLease is a batch of a loop holding its lease while it is handled.
@@ -267,6 +268,7 @@ type renewedLease struct {
 	due     time.Time
 	index   int // in the renewer's queue; -1 while a renewal is in flight
 	holders []leaseKeeper
+	first   [1]leaseKeeper // the holders' first room: most leases have one
 }
 
 // leaseKeeper is one in-flight batch that needs its lease kept alive, told of every renewal.
@@ -291,13 +293,21 @@ func (r *leaseRenewer) extend(ctx context.Context, leaseID string, d time.Durati
 	return sent, expiresAt, err
 }
 
-// track renews leaseID as plan says for as long as h holds it, and returns the func that ends
-// h's hold. A lease with several holders is renewed once per period.
-func (r *leaseRenewer) track(leaseID string, plan renewPlan, h leaseKeeper) (untrack func()) {
+// leaseHold is one holder's hold on a lease under renewal; its end ends it. The zero value
+// holds nothing.
+type leaseHold struct {
+	r      *leaseRenewer
+	lease  *renewedLease
+	holder leaseKeeper
+}
+
+// track renews leaseID as plan says for as long as h holds it, and returns h's hold. A lease
+// with several holders is renewed once per period.
+func (r *leaseRenewer) track(leaseID string, plan renewPlan, h leaseKeeper) leaseHold {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.stopped || leaseID == "" {
-		return func() {}
+		return leaseHold{}
 	}
 	if r.leases == nil {
 		r.leases = make(map[string]*renewedLease)
@@ -306,29 +316,37 @@ func (r *leaseRenewer) track(leaseID string, plan renewPlan, h leaseKeeper) (unt
 	l := r.leases[leaseID]
 	if l == nil {
 		l = &renewedLease{id: leaseID, every: plan.every, extend: plan.extend, expires: plan.expires,
-			due: r.clock().Now().Add(plan.first), holders: make([]leaseKeeper, 0, 1)}
+			due: r.clock().Now().Add(plan.first)}
+		l.holders = l.first[:0]
 		r.leases[leaseID] = l
 		heap.Push(&r.due, l)
 		r.scheduleLocked()
 	}
 	l.holders = append(l.holders, h)
-	return func() {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if cur := r.leases[leaseID]; cur == l {
-			if i := slices.Index(l.holders, h); i >= 0 {
-				l.holders = slices.Delete(l.holders, i, i+1)
-			}
-			if len(l.holders) == 0 {
-				delete(r.leases, leaseID)
-				if l.index >= 0 {
-					heap.Remove(&r.due, l.index)
-				}
+	return leaseHold{r: r, lease: l, holder: h}
+}
+
+// end ends the hold: a lease nobody holds any more is no longer renewed.
+func (h leaseHold) end() {
+	if h.r == nil {
+		return
+	}
+	r, l := h.r, h.lease
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur := r.leases[l.id]; cur == l {
+		if i := slices.Index(l.holders, h.holder); i >= 0 {
+			l.holders = slices.Delete(l.holders, i, i+1)
+		}
+		if len(l.holders) == 0 {
+			delete(r.leases, l.id)
+			if l.index >= 0 {
+				heap.Remove(&r.due, l.index)
 			}
 		}
-		// A wake-up left armed with nothing due does nothing when it fires; the next lease
-		// tracked, due later, keeps it rather than arming one of its own.
 	}
+	// A wake-up left armed with nothing due does nothing when it fires; the next lease
+	// tracked, due later, keeps it rather than arming one of its own.
 }
 
 // scheduleLocked starts every renewal that is due and arms the wake-up for the next one, unless

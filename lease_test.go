@@ -210,7 +210,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	var untrack []func()
 	for _, id := range append(leases, "unknown-lease") {
 		for range 4 { // four batches (partitions of one pop) hold each lease
-			untrack = append(untrack, c.renewer.track(id, everyFiveSeconds, holder(id)))
+			untrack = append(untrack, c.renewer.track(id, everyFiveSeconds, holder(id)).end)
 		}
 	}
 
@@ -231,7 +231,7 @@ func TestLeaseRenewerServesEveryLeaseOfAClient(t *testing.T) {
 	}
 	c.renewer.stop() // waits for the goroutine; goleak checks nothing is left
 	noop := c.renewer.track(leases[0], renewPlan{every: time.Second, extend: time.Second}, holder(leases[0]))
-	noop()
+	noop.end()
 	clock.Advance(time.Minute)
 	assert.Equal(t, 4, proxy.Count(route.Extend), "nothing renewed after stop")
 }
@@ -279,7 +279,7 @@ func TestLeaseRenewerRenewsLeasesConcurrently(t *testing.T) {
 			lost:     func() { t.Errorf("lease %s lost", id) },
 			failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
 		})
-		t.Cleanup(untrack)
+		t.Cleanup(untrack.end)
 	}
 	clock.Advance(5 * time.Second)
 	select {
@@ -313,7 +313,7 @@ func TestRenewalsKeepUpWithAThousandLeases(t *testing.T) {
 					failed:   func(err error) { t.Errorf("renewal of %s not sent: %v", id, err) },
 					lost:     func() { lost.Add(1) },
 				})
-			defer untrack()
+			defer untrack.end()
 		}
 		time.Sleep(15 * time.Second)
 		f.stats(func(f *fakeBroker) {
@@ -340,7 +340,7 @@ func TestARenewalSentAfterItsLeaseRanOutIsLoggedAtWarn(t *testing.T) {
 		extended: func(sent, _ time.Time) time.Time { return sent.Add(10 * time.Second) },
 		failed:   func(error) {}, lost: func() {},
 	})
-	defer untrack()
+	defer untrack.end()
 	clock.Advance(4 * time.Second)
 	clock.Advance(2 * time.Second) // due, in time
 	require.NoError(t, testutil.Recv(t, renewed, "the renewal in time"))
@@ -373,7 +373,7 @@ func BenchmarkRenewerWithTenThousandLeases(b *testing.B) {
 			extended: func(sent, _ time.Time) time.Time { return sent.Add(time.Minute) },
 			failed:   func(err error) { b.Error(err) }, lost: func() { b.Error("lost") },
 		})
-		defer untrack()
+		defer untrack.end()
 	}
 	start := time.Now()
 	testutil.CPULoop(b, func() {
