@@ -226,7 +226,7 @@ func (l *consumer) call(ctx context.Context, b *leasedBatch, i int, msgs []*Mess
 		return 0, l.h.run(ctx, msgs)
 	}
 	return 0, invokeChain(ctx, l.middleware, msgs, func(ctx context.Context) error {
-		return l.guard(ctx, msgs[0], func(ctx context.Context) error { return l.h.run(ctx, msgs) })
+		return l.guard(ctx, msgs)
 	})
 }
 
@@ -250,13 +250,13 @@ func invokeChain(ctx context.Context, mws []Middleware, msgs []*Message, call fu
 }
 
 // guard runs the handler under middleware, so that middleware sees its panic as a *PanicError.
-func (l *consumer) guard(ctx context.Context, m *Message, h func(context.Context) error) (err error) {
+func (l *consumer) guard(ctx context.Context, msgs []*Message) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = l.panicked(m, v)
+			err = l.panicked(msgs[0], v)
 		}
 	}()
-	return h(ctx)
+	return l.h.run(ctx, msgs)
 }
 
 func (l *consumer) panicked(m *Message, v any) *PanicError {

@@ -61,19 +61,18 @@ func (c *Client) sendOnce(ctx context.Context, r *request, buf *bytes.Buffer) (i
 	rc := c.http
 	if r.poll > 0 {
 		rc = c.poll
-		if d, ok := ctx.Deadline(); !ok || d.After(time.Now().Add(r.poll+c.pollMargin)) {
+		if bound := c.callBound(r.poll); !endsWithin(ctx, bound) {
 			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, r.poll+c.pollMargin)
+			ctx, cancel = context.WithTimeout(ctx, bound)
 			defer cancel()
 		}
 	}
 	// The attempt holds its own copy of the call, which the caller reads back once answered:
 	// the caller's stays its own, and the call costs one allocation fewer.
 	a := &attempt{Context: ctx, c: c, call: *r, current: c.pickServer(r.affinity, nil)}
-	a.req = &a.call
 	caller := r
 	defer func() { caller.answerLost, caller.date = a.call.answerLost, a.call.date }()
-	r = a.req
+	r = &a.call
 	ctx = a
 	if r.once {
 		a.sent.reports = c.transportReports()

@@ -27,8 +27,7 @@ import (
 type attempt struct {
 	context.Context // the call's
 	c               *Client
-	req             *request // &call
-	call            request
+	call            request // the caller's, copied: the caller reads its outcome back
 	current         *server
 	body            io.LimitedReader // the answer's body, read up to the client's limit
 	headers         [4]string        // the values of the headers every try carries
@@ -90,7 +89,7 @@ func tryStarted(_ retryablehttp.Logger, req *http.Request, retry int) {
 func afterTry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	retry, stop := checkRetry(ctx, resp, err)
 	if a := attemptOf(ctx); a != nil {
-		retry = retry && !a.req.oneTry
+		retry = retry && !a.call.oneTry
 		a.ended(resp, err, retry)
 	}
 	return retry, stop
@@ -130,36 +129,36 @@ func (a *attempt) ended(resp *http.Response, err error, retry bool) {
 	if len(a.c.hooks.request) > 0 {
 		a.report(resp, err)
 	}
-	if a.req.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && answeredMaybeApplied(resp.StatusCode)) {
-		a.req.answerLost = true
+	if a.call.once && (err != nil && a.sent.mayHaveApplied(err) || resp != nil && answeredMaybeApplied(resp.StatusCode)) {
+		a.call.answerLost = true
 	}
 	if !retry {
 		return
 	}
 	if err != nil {
 		a.failed = true
-		a.c.logger.Debug("queen: request failed, retrying", "method", a.req.method,
-			"path", a.req.path, "server", a.current.host, "error", a.c.redact(err.Error()))
+		a.c.logger.Debug("queen: request failed, retrying", "method", a.call.method,
+			"path", a.call.path, "server", a.current.host, "error", a.c.redact(err.Error()))
 		return
 	}
 	code := resp.StatusCode
 	// A busy broker is still healthy; one that is down or overloaded is not.
 	a.failed = code == http.StatusBadGateway || code == http.StatusServiceUnavailable ||
 		code == http.StatusGatewayTimeout
-	a.c.logger.Debug("queen: broker answered an error, retrying", "method", a.req.method,
-		"path", a.req.path, "server", a.current.host, "status", code)
+	a.c.logger.Debug("queen: broker answered an error, retrying", "method", a.call.method,
+		"path", a.call.path, "server", a.current.host, "status", code)
 }
 
 // report tells the Request hooks of the try that got resp or err.
 func (a *attempt) report(resp *http.Response, err error) {
-	r := a.req.route
+	r := a.call.route
 	if r.Pattern == "" {
-		r, _ = route.Match(a.req.method, a.req.path)
+		r, _ = route.Match(a.call.method, a.call.path)
 	}
-	e := RequestEvent{Method: a.req.method, Route: r.Pattern, Operation: string(r.Op), Server: a.current.base,
-		Attempt: a.try, Duration: time.Since(a.started), Items: a.req.items}
+	e := RequestEvent{Method: a.call.method, Route: r.Pattern, Operation: string(r.Op), Server: a.current.base,
+		Attempt: a.try, Duration: time.Since(a.started), Items: a.call.items}
 	if err != nil {
-		e.Err = a.c.transportError(a.req, err)
+		e.Err = a.c.transportError(&a.call, err)
 	} else {
 		e.Status = resp.StatusCode
 	}
@@ -174,13 +173,13 @@ func prepareRetry(req *http.Request) error {
 	}
 	a.failed = false
 	a.current.markDown()
-	next := a.c.pickServer(a.req.affinity, a.current)
+	next := a.c.pickServer(a.call.affinity, a.current)
 	if next == a.current {
 		return nil
 	}
 	a.c.logger.Warn("queen: failing over", "from", a.current.host, "to", next.host,
-		"method", a.req.method, "path", a.req.path)
-	u, err := next.requestURL(a.req)
+		"method", a.call.method, "path", a.call.path)
+	u, err := next.requestURL(&a.call)
 	if err != nil {
 		return err
 	}
@@ -209,7 +208,7 @@ type tryTimeout struct {
 }
 
 func (t tryTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
-	if d, ok := r.Context().Deadline(); ok && !d.After(time.Now().Add(t.timeout)) {
+	if endsWithin(r.Context(), t.timeout) {
 		// The call's own deadline ends the try first (an ack's, a renewal's): a timer of the
 		// try's own would never fire.
 		return t.next.RoundTrip(r)
@@ -222,6 +221,13 @@ func (t tryTimeout) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
+}
+
+// endsWithin reports whether ctx ends within d from now anyway, so that a deadline of d of its
+// own would never be the first to fire.
+func endsWithin(ctx context.Context, d time.Duration) bool {
+	deadline, ok := ctx.Deadline()
+	return ok && !deadline.After(time.Now().Add(d))
 }
 
 // cancelOnClose is an answer's body whose try ends when it is closed.
