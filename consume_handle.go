@@ -107,7 +107,7 @@ func (l *consumer) handle(b *leasedBatch) (over bool) {
 	ctx := l.handlerCtx // a lost lease is the only cause a batch's own ctx could add
 	if l.renew {
 		ctx, b.cancel = context.WithCancelCause(l.handlerCtx)
-		l.keepLease(b, b.cancel)
+		l.keepLease(b)
 	}
 	l.running.add(b)
 	s := &b.settlement

@@ -115,9 +115,9 @@ func (g *leaseGuess) learn(d time.Duration) {
 // A batch's lease, as its loop keeps it.
 
 // keepLease has the client's renewer extend b's lease while b is handled, until b.lease ends.
-// A refused renewal cancels the handler's ctx, through cancel, with cause ErrLeaseLost.
-func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) {
-	b.keeper = batchLease{l: l, b: b, cancel: cancel}
+// A refused renewal cancels b's handler ctx (b.cancel) with cause ErrLeaseLost.
+func (l *consumer) keepLease(b *leasedBatch) {
+	b.keeper = batchLease{l: l, b: b}
 	b.lease = l.c.renewer.track(b.msgs[0].LeaseID, renewPlan{
 		every: l.renewEvery, extend: l.renewExtend, expires: b.deadline.get(), first: l.firstRenewal(b),
 	}, &b.keeper)
@@ -125,9 +125,8 @@ func (l *consumer) keepLease(b *leasedBatch, cancel context.CancelCauseFunc) {
 
 // batchLease is a batch of a loop holding its lease while it is handled.
 type batchLease struct {
-	l      *consumer
-	b      *leasedBatch
-	cancel context.CancelCauseFunc // the handler's ctx
+	l *consumer
+	b *leasedBatch
 }
 
 func (h *batchLease) renewed(sent, expiresAt time.Time) time.Time {
@@ -138,7 +137,7 @@ func (h *batchLease) renewFailed(err error) { h.l.log.renewFailed(h.b.msgs[0], e
 
 func (h *batchLease) leaseLost() {
 	h.l.loseLease(h.b)
-	h.cancel(ErrLeaseLost)
+	h.b.cancel(ErrLeaseLost)
 }
 
 // firstRenewal is how long after now b's lease is first extended: RenewLease's every when set,
