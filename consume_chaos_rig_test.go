@@ -142,7 +142,20 @@ const (
 	// stallCap bounds how long a stalled handler waits for its message to be redelivered to
 	// another worker; with every worker stalled, nobody can redeliver it.
 	stallCap = 100 * time.Millisecond
+	// chaosTimeout bounds a whole scenario. The loop's own backoffs run on real time, and
+	// under a fault rate this high they come in runs: an ack whose answers are lost five times
+	// in a row waits 3 s before its sixth try, four failed pops in a row hold pops back for
+	// nearly 4 s, and the rounds add them up. A scenario typically takes 2–14 s; the bound
+	// leaves room for an unlucky draw without letting a scenario that makes no progress hang.
+	chaosTimeout = 3 * testutil.Timeout
 )
+
+// chaosContext is t.Context() bounded by chaosTimeout.
+func chaosContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), chaosTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
 
 // handlerFaults are the rates, each from 0 to 1, at which a delivery meets a faulty handler,
 // and the share of messages that are poison.
