@@ -43,7 +43,10 @@ func (b QueueBuilder) Consume(ctx context.Context, h BatchHandler) error {
 // no pop until one is released. MaxInFlightBytes bounds their data as well. With autopilot on
 // and no Batch or Partitions, a pop sends autopilot=true and leaves both to the broker;
 // without autopilot it asks for one partition per idle goroutine. Partitions a pop brings
-// beyond the idle goroutines wait for one.
+// beyond the idle goroutines wait for one. With Concurrency 1 the next pop leaves as soon as
+// the handler returns, while the batch's acks are on their way, and their messages count
+// against that bound until the acks are answered; it waits for their answer on a 0.15 broker,
+// after a failure, and without long polls (Wait(false) or a zero Timeout).
 //
 // With AutoAck (the default) h's return decides the ack: nil completes, an error fails (its
 // text is stored), Retry(err) retries, DeadLetter(err) dead-letters; a panic is recovered,

@@ -127,7 +127,10 @@ func (l *consumer) handle(b *leasedBatch) (over bool) {
 		}
 		i += len(msgs)
 	}
-	if b.onLoop && s.hold > 0 {
+	if b.onLoop && (s.hold > 0 || l.acksBehind(b, s)) {
+		if s.hold == 0 {
+			l.freeSlot(b) // the loop pops the next batch while this one's acks are on their way
+		}
 		l.goroutines.Go(func() {
 			l.settle(ctx, b, s)
 			l.unhold(b)
@@ -138,6 +141,18 @@ func (l *consumer) handle(b *leasedBatch) (over bool) {
 	l.settle(ctx, b, s)
 	l.unhold(b)
 	return true
+}
+
+// acksBehind reports whether b, handled on the fetch loop's goroutine, may hand its handler
+// slot back before its acks are answered, so that the next pop travels while they do rather
+// than after them: its messages stay held against the in-flight bound until they are acked.
+// That needs a pop that waits, which a broker answers once the partition these acks free is
+// leasable again, rather than empty; a broker that numbers its messages, on which the order
+// of an ack and the next pop changes no retry counter; and acks of handled messages only, not
+// a failure, whose ack the loop sends with no pop in flight.
+func (l *consumer) acksBehind(b *leasedBatch, s *settlement) bool {
+	return l.params.longPoll && l.b.pollTimeout() > 0 && !l.b.discovery() &&
+		!s.failure && !b.lost.Load() && !countsFailure(b.msgs[0])
 }
 
 // unhold lets go of what b held while it was handled: its place among the running batches,
