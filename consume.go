@@ -183,9 +183,10 @@ type consumer struct {
 	endAckGrace    context.CancelFunc
 	stoppedAt      atomic.Int64 // when the stop began, on the client's clock, in Unix nanoseconds
 
-	reserved  atomic.Int64 // messages handed to the handler (Limit)
-	held      atomic.Int64 // leased messages not yet released: the in-flight bound and Limit
-	heldBytes atomic.Int64 // the data of the held messages (MaxInFlightBytes)
+	reserved   atomic.Int64 // messages handed to the handler (Limit)
+	held       atomic.Int64 // leased messages not yet released: the in-flight bound and Limit
+	handedHeld atomic.Int64 // held messages handed to the handler too, which Limit counts once
+	heldBytes  atomic.Int64 // the data of the held messages (MaxInFlightBytes)
 
 	idle     idleWatch
 	pops     *fetchState // what the fetch loop knows of its pops, set before the first

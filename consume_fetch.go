@@ -454,8 +454,9 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 	}
 	if l.limit > 0 {
 		// Limit is not a batch size: the pop still leaves the batch to the broker, and
-		// what it brings beyond Limit is released with retry.
-		left := l.limit - l.reserved.Load() - l.held.Load()
+		// what it brings beyond Limit is released with retry. A held message already handed
+		// out (its ack on its way) is counted once.
+		left := l.limit - l.reserved.Load() - (l.held.Load() - l.handedHeld.Load())
 		if left <= 0 {
 			return 0, 0, false
 		}

@@ -26,6 +26,7 @@ type leasedBatch struct {
 	calling   atomic.Int32 // index in msgs of the message whose handler runs; -1 between calls
 	callStart atomic.Int64 // when that call began, on the client's clock, in Unix nanoseconds
 	slotFreed atomic.Bool  // its handler slot was given back: at its end, or for a backoff
+	handed    int64        // how many of msgs were handed to the handler under a Limit
 	onLoop    bool         // it runs on the fetch loop's goroutine (Concurrency 1)
 
 	// What it holds while it is handled: its handler's ctx (with lease renewal) and its
@@ -82,6 +83,7 @@ func (l *consumer) ended(b *leasedBatch) {
 
 // let releases b's messages and data against the bounds, once b is over.
 func (l *consumer) let(b *leasedBatch) {
+	l.handedHeld.Add(-b.handed) // before held, for the same reason as in handOut
 	l.held.Add(-int64(len(b.msgs)))
 	l.heldBytes.Add(-b.bytes)
 	l.idle.ended()
@@ -180,6 +182,10 @@ func (l *consumer) handOut(b *leasedBatch, i int) []*Message {
 		want = len(b.msgs)
 	}
 	n := l.reserve(want)
+	if l.limit > 0 {
+		b.handed += int64(n)
+		l.handedHeld.Add(int64(n)) // after reserved: Limit counts it twice meanwhile, never not at all
+	}
 	return b.msgs[i : i+n : i+n]
 }
 
