@@ -16,6 +16,7 @@ import (
 	"github.com/queenmq/queen-go"
 	"github.com/queenmq/queen-go/internal/testmode"
 	"github.com/queenmq/queen-go/internal/testutil"
+	"github.com/queenmq/queen-go/queentest"
 )
 
 // requestLog is a transport that notes when each pop leaves and when each ack leaves and is
@@ -86,14 +87,14 @@ func (l *requestLog) eachPopAfterAnAnsweredAck() (bool, []string) {
 	return true, slices.Clone(l.events)
 }
 
-func loggedClient(t *testing.T, m testmode.Mode, log *requestLog) *queen.Client {
+func loggedClient(t *testing.T, m testmode.Mode, log *requestLog) (*queentest.Server, *queen.Client) {
 	t.Helper()
 	srv := m.Server(t)
 	log.next = http.DefaultTransport.(*http.Transport).Clone()
 	c, err := queen.New(srv.URL(), queen.WithHTTPClient(&http.Client{Transport: log, Timeout: 30 * time.Second}))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = c.Close() })
-	return c
+	return srv, c
 }
 
 // With Concurrency 1 on a 2.0 broker, the next message is popped and handled while the last
@@ -102,7 +103,7 @@ func loggedClient(t *testing.T, m testmode.Mode, log *requestLog) *queen.Client 
 func TestWithConcurrencyOneTheNextPopTravelsWhileTheLastAckDoes(t *testing.T) {
 	t.Parallel()
 	log := &requestLog{release: make(chan struct{})}
-	c := loggedClient(t, testmode.Modes[0], log)
+	srv, c := loggedClient(t, testmode.Modes[0], log)
 	push(t, c, "q", "p1", "first")
 	push(t, c, "q", "p2", "second")
 	var mu sync.Mutex
@@ -125,7 +126,7 @@ func TestWithConcurrencyOneTheNextPopTravelsWhileTheLastAckDoes(t *testing.T) {
 	assert.ElementsMatch(t, []string{"p1", "p2"}, handled,
 		"the second message came while the first one's ack was held back")
 	assert.Zero(t, answeredBeforeSecond, "the second message was handled before the first ack's answer")
-	assert.Equal(t, 0, lagOf(t, c, "q"), "both acks landed before Consume returned")
+	assert.Zero(t, srv.Lag("q", ""), "both acks landed before Consume returned")
 }
 
 // Where the order of an ack and the next pop matters, the pop waits for the ack's answer: on
@@ -148,7 +149,7 @@ func TestTheNextPopWaitsForTheAckWhereTheirOrderMatters(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			log := &requestLog{}
-			c := loggedClient(t, tc.mode, log)
+			_, c := loggedClient(t, tc.mode, log)
 			for _, p := range []string{"p1", "p2", "p3"} {
 				push(t, c, "q", p, p)
 			}
@@ -167,12 +168,4 @@ func TestTheNextPopWaitsForTheAckWhereTheirOrderMatters(t *testing.T) {
 			assert.True(t, ok, "each pop left after the last ack's answer: %v", events)
 		})
 	}
-}
-
-// lagOf is what the queue still has for its queue-mode consumers.
-func lagOf(t *testing.T, c *queen.Client, queue string) int {
-	t.Helper()
-	msgs, err := c.Queue(queue).Batch(100).Wait(false).Pop(testutil.Context(t))
-	require.NoError(t, err)
-	return len(msgs)
 }

@@ -150,13 +150,6 @@ const (
 	chaosTimeout = 3 * testutil.Timeout
 )
 
-// chaosContext is t.Context() bounded by chaosTimeout.
-func chaosContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), chaosTimeout)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // handlerFaults are the rates, each from 0 to 1, at which a delivery meets a faulty handler,
 // and the share of messages that are poison.
 type handlerFaults struct {

@@ -90,7 +90,7 @@ func TestUnderChaosEveryMessageIsCompleted(t *testing.T) {
 					cfg.handler.poison = 0 // a poisoned batch would dead-letter its good messages too
 				}
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosContext(t)
+				ctx := testutil.ContextWithin(t, chaosTimeout)
 				rounds := r.drive(ctx, r.client())
 				r.verify(ctx, rounds)
 			})
@@ -122,7 +122,7 @@ func TestUnderChaosAStopMidFlightLosesNothing(t *testing.T) {
 					cfg.handler.poison = 0
 				}
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosContext(t)
+				ctx := testutil.ContextWithin(t, chaosTimeout)
 				c := r.client()
 				cut := func(b QueueBuilder) QueueBuilder { return b.ShutdownTimeout(0) }
 				stops := mix(seed, "stops", name)
@@ -187,7 +187,7 @@ func TestUnderChaosACloseMidFlightLosesNothing(t *testing.T) {
 				cfg.transport, cfg.handler, cfg.retries = defaultTransportFaults, defaultHandlerFaults, 1
 				cfg.newClients = true
 				r := newChaosRig(t, mode, seed, cfg)
-				ctx := chaosContext(t)
+				ctx := testutil.ContextWithin(t, chaosTimeout)
 				stops := mix(seed, "closes", name)
 				total := cfg.partitions * cfg.perPartition
 				for stop := range 3 {

@@ -469,10 +469,16 @@ func (l *consumer) nextBatch() (size, most int, ok bool) {
 
 // quietThreshold is how soon an empty answer counts as "answered without waiting".
 func (l *consumer) quietThreshold() time.Duration {
-	if !l.params.longPoll || l.b.discovery() || l.b.pollTimeout() == 0 {
+	if !l.longPolls() {
 		return time.Duration(1<<63 - 1)
 	}
 	return min(l.b.pollTimeout()/2, time.Second)
+}
+
+// longPolls reports whether the loop's pops wait for messages: a discovery pop never does,
+// nor one with a zero timeout.
+func (l *consumer) longPolls() bool {
+	return l.params.longPoll && !l.b.discovery() && l.b.pollTimeout() > 0
 }
 
 // acquire takes between 1 and want idle slots, waiting for the first; false on stop.

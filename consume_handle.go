@@ -153,8 +153,7 @@ func (l *consumer) handle(b *leasedBatch) (over bool) {
 // of an ack and the next pop changes no retry counter; and acks of handled messages only, not
 // a failure, whose ack the loop sends with no pop in flight.
 func (l *consumer) acksBehind(b *leasedBatch, s *settlement) bool {
-	return l.params.longPoll && l.b.pollTimeout() > 0 && !l.b.discovery() &&
-		!s.failure && !b.lost.Load() && !countsFailure(b.msgs[0])
+	return l.longPolls() && !s.failure && !b.lost.Load() && !countsFailure(b.msgs[0])
 }
 
 // unhold lets go of what b held while it was handled: its place among the running batches,

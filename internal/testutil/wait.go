@@ -11,8 +11,11 @@ import (
 const Timeout = 20 * time.Second
 
 // Context is t.Context() bounded by Timeout.
-func Context(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), Timeout)
+func Context(t testing.TB) context.Context { return ContextWithin(t, Timeout) }
+
+// ContextWithin is t.Context() bounded by d, for a test whose waits are known to take longer.
+func ContextWithin(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), d)
 	t.Cleanup(cancel)
 	return ctx
 }
